@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Replays the crash of ../shared/reference/resume-from-failure-example.md in a
+# throw-away repository and shows what git taskresume and git taskclean say.
+#
+#   examples/demo.sh            build the crash, report, clean, report again
+#   examples/demo.sh --keep     also print the repository path and keep it
+#
+# Uses git-taskresume and git-taskclean from PATH (./install.sh puts them
+# there); when they are missing it builds them into a temporary directory.
+set -euo pipefail
+
+keep=false
+[ "${1:-}" = "--keep" ] && keep=true
+here=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+$keep || trap 'rm -rf "$tmp"' EXIT
+
+if ! command -v git-taskresume >/dev/null || ! command -v git-taskclean >/dev/null; then
+  echo "(git-taskresume not on PATH: building it into $tmp/bin)"
+  (cd "$here" && GOBIN="$tmp/bin" go install ./cmd/...)
+  export PATH="$tmp/bin:$PATH"
+fi
+
+run=x1y2z3
+repo="$tmp/repo"
+export GIT_AUTHOR_NAME=Agent GIT_AUTHOR_EMAIL=agent@example.com
+export GIT_COMMITTER_NAME=Agent GIT_COMMITTER_EMAIL=agent@example.com
+git init -q -b main "$repo"
+cd "$repo"
+echo ".worktrees/" >> .git/info/exclude
+
+mkdir -p "specs/$run"
+cat > "specs/$run/plan.md" <<EOF
+# Implementation Plan
+
+Run ID: $run
+
+## Phase 1: Setup (Sequential)
+
+### Task 1.1: Create database schema (M - 1h)
+- Files: \`db/schema.sql\`
+
+### Task 1.2: Install dependencies (S - 0.5h)
+- Files: \`package.json\`
+
+## Phase 2: Core Logic (Parallel)
+
+### Task 2.1: User service (M - 2h)
+- Files: \`src/services/user-service.ts\`
+
+### Task 2.2: Product service (M - 2h)
+- Files: \`src/services/product-service.ts\`
+
+### Task 2.3: Order service (M - 2.5h)
+- Files: \`src/services/order-service.ts\`
+
+## Phase 3: Integration (Sequential)
+
+### Task 3.1: API integration tests (L - 3h)
+- Files: \`tests/integration/api.test.ts\`
+
+### Task 3.2: E2E tests (L - 3h)
+- Files: \`tests/e2e/workflows.test.ts\`
+EOF
+git add -A && git commit -qm "Add plan for run $run"
+git worktree add -q ".worktrees/$run-main" -b "$run-main"
+
+# finish ID SLUG FILE FROM: a task agent's whole life: worktree, commit,
+# branch, worktree removed.
+finish() {
+  local wt=".worktrees/$run-task-${1//./-}"
+  git worktree add -q --detach "$wt" "$4"
+  mkdir -p "$wt/$(dirname "$3")" && echo "// task $1" > "$wt/$3"
+  git -C "$wt" add -A && git -C "$wt" commit -qm "task $1: $2"
+  git -C "$wt" branch "$run-task-${1//./-}-$2"
+  git worktree remove "$wt"
+}
+finish 1.1 create-database-schema db/schema.sql "$run-main"
+finish 1.2 install-dependencies package.json "$run-task-1-1-create-database-schema"
+# Phase 2 starts three agents from 1.2; 2.1 finishes (its worktree stays),
+# 2.2 and 2.3 are mid-work when the server dies.
+p2="$run-task-1-2-install-dependencies"
+git worktree add -q --detach ".worktrees/$run-task-2-1" "$p2"
+mkdir -p ".worktrees/$run-task-2-1/src/services"
+echo "export class UserService {}" > ".worktrees/$run-task-2-1/src/services/user-service.ts"
+git -C ".worktrees/$run-task-2-1" add -A
+git -C ".worktrees/$run-task-2-1" commit -qm "task 2.1: user service"
+git -C ".worktrees/$run-task-2-1" branch "$run-task-2-1-user-service"
+for t in 2-2:product 2-3:order; do
+  wt=".worktrees/$run-task-${t%%:*}"
+  git worktree add -q --detach "$wt" "$p2"
+  mkdir -p "$wt/src/services"
+  echo "export class ${t##*:} { /* half done */ }" > "$wt/src/services/${t##*:}-service.ts"
+  git -C "$wt" add -A
+  echo "notes" > "$wt/NOTES.md"
+done
+
+say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+say "git taskresume $run          # after the crash"
+git taskresume "$run"
+say "git taskresume $run --next"
+git taskresume "$run" --next
+say "git taskclean --run $run --dry-run"
+git taskclean --run "$run" --dry-run
+say "git taskclean --run $run"
+git taskclean --run "$run"
+say "git taskresume $run          # after the clean"
+git taskresume "$run"
+if $keep; then echo; echo "repository kept at $repo"; fi

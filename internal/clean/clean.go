@@ -1,0 +1,658 @@
+// Package clean is the git-taskclean workflow: choose what of a run to
+// remove, save it under refs/taskclean/<run>/<stamp>/, then remove it, and
+// undo that on request. Saving always comes first; a crash between the two
+// leaves both the work and its backup, and the next clean finishes the job.
+package clean
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/worktree"
+)
+
+// BackupRoot is where saved work lives.
+const BackupRoot = "refs/taskclean/"
+
+// Options are the command's flags.
+type Options struct {
+	Run           string
+	Tasks         []string
+	All           bool
+	Completed     bool
+	DryRun        bool
+	NoBackup      bool
+	OlderThan     time.Duration
+	PlanPath      string
+	Base          string
+	Cwd           string
+	Now           time.Time
+	ExpireBackups time.Duration
+}
+
+// Action is one thing the clean did (or, in a dry run, would do).
+type Action struct {
+	// Op: save_worktree, save_branch, remove_worktree, prune_worktree,
+	// delete_branch, skip_worktree, skip_branch, restore_branch,
+	// restore_worktree, expire_backup.
+	Op        string   `json:"action"`
+	Task      string   `json:"task,omitempty"`
+	Path      string   `json:"path,omitempty"`
+	Branch    string   `json:"branch,omitempty"`
+	Ref       string   `json:"ref,omitempty"`
+	Commit    string   `json:"commit,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
+	Staged    int      `json:"staged,omitempty"`
+	Unstaged  int      `json:"unstaged,omitempty"`
+	Untracked int      `json:"untracked,omitempty"`
+	Ignored   []string `json:"ignored,omitempty"`
+	// Command brings saved work back.
+	Command string `json:"command,omitempty"`
+	Done    bool   `json:"done"`
+}
+
+// Result is the JSON document of git-taskclean.
+type Result struct {
+	RunID   string    `json:"run_id"`
+	DryRun  bool      `json:"dry_run"`
+	Stamp   string    `json:"stamp,omitempty"`
+	Backup  string    `json:"backup_prefix,omitempty"`
+	Actions []*Action `json:"actions"`
+	// Resumed is the stamp of an interrupted clean this one finished.
+	Resumed string         `json:"resumed,omitempty"`
+	Report  *resume.Report `json:"report,omitempty"`
+}
+
+// crashAfter is the test seam of the crash-safety tests: with
+// GIT_TASKCLEAN_CRASH_AFTER=k the process dies right after its k-th change
+// to the repository, as a kill would leave it (no deferred cleanup runs).
+type stepper struct{ n, limit int }
+
+func newStepper() *stepper {
+	k, _ := strconv.Atoi(os.Getenv("GIT_TASKCLEAN_CRASH_AFTER"))
+	return &stepper{limit: k}
+}
+
+func (s *stepper) step() {
+	s.n++
+	if s.limit > 0 && s.n >= s.limit {
+		os.Exit(99)
+	}
+}
+
+// Stamp names one clean; it sorts by time.
+func Stamp(t time.Time) string { return t.UTC().Format("20060102T150405.000000000Z") }
+
+func parseStamp(s string) (time.Time, bool) {
+	t, err := time.Parse("20060102T150405.000000000Z", s)
+	return t, err == nil
+}
+
+type target struct {
+	wt      *resume.Worktree
+	dirty   bool
+	save    bool
+	ignored []string
+	snap    *worktree.Snapshot
+	action  *Action
+}
+
+// Run performs a clean (or its dry run).
+func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
+	st, err := resume.Gather(ctx, repo, resume.Options{Run: opts.Run, PlanPath: opts.PlanPath, Base: opts.Base, Cwd: opts.Cwd})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}}
+	wantTask := map[string]bool{}
+	for _, id := range opts.Tasks {
+		if st.Plan == nil || st.Plan.Task(id) == nil {
+			return nil, &resume.InputError{Msg: fmt.Sprintf("--task %s: no such task in the plan of run %s", id, opts.Run)}
+		}
+		wantTask[id] = true
+	}
+	done := map[string]bool{}
+	for _, s := range st.States {
+		if s.Status.Done() {
+			done[s.Task.ID] = true
+		}
+	}
+
+	// Worktrees.
+	var targets []*target
+	keepBranch := map[string]string{} // branch -> path of a worktree we leave in place
+	for _, w := range st.Report.Worktrees {
+		selected := false
+		switch {
+		case opts.All:
+			selected = true
+		case len(wantTask) > 0:
+			selected = wantTask[w.Task]
+		default:
+			selected = w.Stale || (opts.Completed && done[w.Task])
+		}
+		if !selected {
+			if w.Branch != "" {
+				keepBranch[w.Branch] = w.Path
+			}
+			continue
+		}
+		skip := ""
+		switch {
+		case w.Current:
+			skip = "it is the worktree this command runs in"
+		case w.Locked:
+			skip = "locked (" + orText(w.LockReason, "no reason given") + "); unlock it with git worktree unlock to clean it"
+		case w.Error != "":
+			skip = "cannot read it: " + w.Error
+		case isSymlink(w.Path):
+			skip = "its path is a symbolic link; not followed"
+		}
+		if skip == "" && opts.OlderThan > 0 && !w.Missing {
+			if t := lastChange(w.Path); opts.Now.Sub(t) < opts.OlderThan {
+				skip = fmt.Sprintf("changed %s ago (--older-than %s)", opts.Now.Sub(t).Round(time.Second), opts.OlderThan)
+			}
+		}
+		if skip != "" {
+			res.Actions = append(res.Actions, &Action{Op: "skip_worktree", Task: taskID(w), Path: w.Path, Reason: skip})
+			if w.Branch != "" {
+				keepBranch[w.Branch] = w.Path
+			}
+			continue
+		}
+		t := &target{wt: w, dirty: w.Staged+w.Unstaged+w.Untracked > 0}
+		t.save = !opts.NoBackup && (t.dirty || w.Unreachable > 0)
+		if !w.Missing {
+			t.ignored, _ = worktree.Ignored(ctx, w.Path)
+		}
+		targets = append(targets, t)
+	}
+
+	// Branches.
+	type brTarget struct {
+		b    branches.Branch
+		task string
+	}
+	var brs []brTarget
+	if opts.All {
+		for _, b := range st.TaskBranches {
+			brs = append(brs, brTarget{b: b, task: taskOfBranch(st, b.Name)})
+		}
+		if st.MainBranch != nil {
+			brs = append(brs, brTarget{b: *st.MainBranch})
+		}
+	} else {
+		for _, s := range st.States {
+			if !wantTask[s.Task.ID] {
+				continue
+			}
+			if s.Branch != nil {
+				brs = append(brs, brTarget{b: *s.Branch, task: s.Task.ID})
+			}
+			for _, b := range s.Branches {
+				brs = append(brs, brTarget{b: b, task: s.Task.ID})
+			}
+		}
+	}
+	var delBranches []brTarget
+	for _, bt := range brs {
+		if p, ok := keepBranch[bt.b.Name]; ok {
+			res.Actions = append(res.Actions, &Action{Op: "skip_branch", Task: bt.task, Branch: bt.b.Name,
+				Commit: bt.b.OID, Reason: "checked out in " + p + ", which stays"})
+			continue
+		}
+		delBranches = append(delBranches, bt)
+	}
+
+	if len(targets) == 0 && len(delBranches) == 0 {
+		return finish(ctx, repo, opts, res, nil)
+	}
+
+	var lock *Lock
+	stamp := Stamp(opts.Now)
+	if !opts.DryRun {
+		lock, err = Acquire(repo.CommonDir, opts.Run, stamp)
+		if err != nil {
+			return nil, err
+		}
+		if lock.Interrupted != "" {
+			stamp = lock.Interrupted
+			res.Resumed = stamp
+		}
+		if err := lock.Start(stamp); err != nil {
+			lock.Release()
+			return nil, err
+		}
+	}
+	res.Stamp = stamp
+	prefix := BackupRoot + opts.Run + "/" + stamp + "/"
+	res.Backup = prefix
+	steps := newStepper()
+
+	// 1. Save: build every snapshot, then record them all in one atomic
+	// ref transaction. Until that transaction, nothing has been removed.
+	names := newNamer()
+	if res.Resumed != "" {
+		if existing, err := repo.SavedRefs(ctx, prefix); err == nil {
+			for _, r := range existing {
+				names.used[r.Name] = true
+			}
+		}
+	}
+	var saves []gitcmd.RefUpdate
+	for _, t := range targets {
+		w := t.wt
+		if !t.save {
+			continue
+		}
+		a := &Action{Op: "save_worktree", Task: taskID(w), Path: w.Path, Staged: w.Staged, Unstaged: w.Unstaged, Untracked: w.Untracked}
+		a.Ref = names.name(prefix+"worktree/", filepath.Base(w.Path))
+		if !opts.DryRun {
+			msg := fmt.Sprintf("taskclean %s: worktree %s\n\npath %s\nhead %s\n", opts.Run, filepath.Base(w.Path), strconv.Quote(w.Path), w.Head)
+			snap, err := worktree.Save(ctx, repo, w.Path, w.Head, repo.CommonDir, t.dirty && !w.Missing, msg)
+			if err != nil {
+				lock.Release()
+				return nil, err
+			}
+			if len(snap.Unsaved) > 0 {
+				// Work we cannot save must not be removed.
+				a.Op = "skip_worktree"
+				a.Reason = "holds embedded repositories that cannot be saved: " + strings.Join(snap.Unsaved, ", ")
+				a.Ref = ""
+				res.Actions = append(res.Actions, a)
+				t.action = a
+				continue
+			}
+			t.snap = snap
+			a.Commit = snap.Commit
+			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: snap.Commit})
+		}
+		a.Command = restoreCommand(w.Path, a.Ref, t.dirty && !w.Missing)
+		t.action = a
+		res.Actions = append(res.Actions, a)
+	}
+	for _, bt := range delBranches {
+		if opts.NoBackup {
+			continue
+		}
+		a := &Action{Op: "save_branch", Task: bt.task, Branch: bt.b.Name, Commit: bt.b.OID,
+			Ref: names.name(prefix+"branch/", bt.b.Name)}
+		a.Command = "git branch " + shellQuote(bt.b.Name) + " " + bt.b.OID
+		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: bt.b.OID})
+		res.Actions = append(res.Actions, a)
+	}
+	if !opts.DryRun && len(saves) > 0 {
+		if err := repo.UpdateRefs(ctx, saves); err != nil {
+			lock.Release()
+			return nil, fmt.Errorf("save to %s: %w", prefix, err)
+		}
+		steps.step()
+	}
+	for _, a := range res.Actions {
+		if a.Op == "save_worktree" || a.Op == "save_branch" {
+			a.Done = !opts.DryRun
+		}
+	}
+
+	// 2. Remove worktrees, each only after its save is recorded.
+	for _, t := range targets {
+		w := t.wt
+		if t.action != nil && t.action.Op == "skip_worktree" {
+			continue
+		}
+		op := "remove_worktree"
+		reason := ""
+		if w.Missing {
+			op, reason = "prune_worktree", "directory was missing"
+		}
+		a := &Action{Op: op, Task: taskID(w), Path: w.Path, Reason: reason, Ignored: t.ignored}
+		res.Actions = append(res.Actions, a)
+		if opts.DryRun {
+			continue
+		}
+		// Force only what was saved (or what the user chose not to save);
+		// otherwise git re-checks that the worktree is still clean.
+		force := t.snap != nil && t.snap.Stash || opts.NoBackup
+		if err := worktree.Remove(ctx, repo, w.Path, force); err != nil {
+			a.Op, a.Reason = "skip_worktree", firstLine(err)+" (it changed since it was read? rerun git taskclean)"
+			continue
+		}
+		a.Done = true
+		steps.step()
+	}
+
+	// 3. Delete branches, each only if it still points where it was read.
+	if len(delBranches) > 0 {
+		var dels []gitcmd.RefUpdate
+		for _, bt := range delBranches {
+			dels = append(dels, gitcmd.RefUpdate{Op: "delete", Ref: bt.b.Ref, Old: bt.b.OID})
+			res.Actions = append(res.Actions, &Action{Op: "delete_branch", Task: bt.task, Branch: bt.b.Name, Commit: bt.b.OID})
+		}
+		if !opts.DryRun {
+			if err := repo.UpdateRefs(ctx, dels); err != nil {
+				lock.Release()
+				return nil, fmt.Errorf("delete branches (nothing deleted; a branch moved since it was read?): %w", err)
+			}
+			for _, a := range res.Actions {
+				if a.Op == "delete_branch" {
+					a.Done = true
+				}
+			}
+			steps.step()
+		}
+	}
+	return finish(ctx, repo, opts, res, lock)
+}
+
+func finish(ctx context.Context, repo *gitcmd.Repo, opts Options, res *Result, lock *Lock) (*Result, error) {
+	if lock != nil {
+		if err := lock.Release(); err != nil {
+			return nil, err
+		}
+	}
+	after, err := resume.Gather(ctx, repo, resume.Options{Run: opts.Run, PlanPath: opts.PlanPath, Base: opts.Base, Cwd: opts.Cwd})
+	if err == nil {
+		res.Report = after.Report
+	}
+	return res, nil
+}
+
+func taskID(w *resume.Worktree) string {
+	if w.Task == "?" {
+		return ""
+	}
+	return w.Task
+}
+
+func taskOfBranch(st *resume.State, name string) string {
+	for _, s := range st.States {
+		if s.Branch != nil && s.Branch.Name == name {
+			return s.Task.ID
+		}
+		for _, b := range s.Branches {
+			if b.Name == name {
+				return s.Task.ID
+			}
+		}
+	}
+	return ""
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func isSymlink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
+}
+
+// lastChange is the newest of the worktree's HEAD, index and file times: an
+// agent that is still working touches at least one of them.
+func lastChange(path string) time.Time {
+	var newest time.Time
+	see := func(t time.Time) {
+		if t.After(newest) {
+			newest = t
+		}
+	}
+	if gd, err := gitDirOf(path); err == nil {
+		for _, f := range []string{"HEAD", "index"} {
+			if fi, err := os.Stat(filepath.Join(gd, f)); err == nil {
+				see(fi.ModTime())
+			}
+		}
+	}
+	filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.Name() == ".git" && p != path {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if fi, err := d.Info(); err == nil { // Lstat: symlinks are not followed
+			see(fi.ModTime())
+		}
+		return nil
+	})
+	return newest
+}
+
+func gitDirOf(path string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(path, ".git"))
+	if err != nil {
+		return "", err
+	}
+	dir := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(data)), "gitdir:"))
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(path, dir)
+	}
+	return dir, nil
+}
+
+// namer turns names into unique, valid backup ref names.
+type namer struct{ used map[string]bool }
+
+func newNamer() *namer { return &namer{used: map[string]bool{}} }
+
+var refUnsafe = regexp.MustCompile(`[^A-Za-z0-9._/-]+`)
+
+func (n *namer) name(prefix, name string) string {
+	clean := refUnsafe.ReplaceAllString(name, "-")
+	clean = strings.Trim(clean, "./-")
+	for strings.Contains(clean, "..") {
+		clean = strings.ReplaceAll(clean, "..", ".")
+	}
+	clean = strings.TrimSuffix(clean, ".lock")
+	if clean == "" {
+		clean = "unnamed"
+	}
+	ref := prefix + clean
+	if plumbing.ReferenceName(ref).Validate() != nil {
+		ref = prefix + "unnamed"
+	}
+	base := ref
+	for i := 2; n.used[ref]; i++ {
+		ref = fmt.Sprintf("%s-%d", base, i)
+	}
+	n.used[ref] = true
+	return ref
+}
+
+// restoreCommand is the one command that brings a saved worktree back.
+func restoreCommand(path, ref string, stash bool) string {
+	add := fmt.Sprintf("git worktree add --detach %s %s^1", shellQuote(path), ref)
+	if !stash {
+		return add
+	}
+	return fmt.Sprintf("%s && git -C %s stash apply --index %s", add, shellQuote(path), ref)
+}
+
+func shellQuote(s string) string {
+	if regexp.MustCompile(`^[A-Za-z0-9._/@:+=-]+$`).MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Undo restores the branches the last clean of the run deleted and tells how
+// to bring back each saved worktree.
+func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
+	if err := validRun(opts.Run); err != nil {
+		return nil, err
+	}
+	saved, err := repo.SavedRefs(ctx, BackupRoot+opts.Run+"/")
+	if err != nil {
+		return nil, err
+	}
+	stamps := stampsOf(saved, opts.Run)
+	res := &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}}
+	if len(stamps) == 0 {
+		return nil, &resume.InputError{Msg: fmt.Sprintf("nothing to undo: no clean of run %s saved anything under %s%s/", opts.Run, BackupRoot, opts.Run)}
+	}
+	last := stamps[len(stamps)-1]
+	res.Stamp = last
+	prefix := BackupRoot + opts.Run + "/" + last + "/"
+	res.Backup = prefix
+	var names []string
+	for _, r := range saved {
+		if strings.HasPrefix(r.Name, prefix+"branch/") {
+			names = append(names, "refs/heads/"+r.Name[len(prefix+"branch/"):])
+		}
+	}
+	existing := map[string]string{}
+	if len(names) > 0 {
+		refs, err := repo.Refs(ctx, names...)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range refs {
+			existing[r.Name] = r.OID
+		}
+	}
+	var lock *Lock
+	if !opts.DryRun {
+		lock, err = Acquire(repo.CommonDir, opts.Run, last)
+		if err != nil {
+			return nil, err
+		}
+		defer lock.Release()
+	}
+	var creates []gitcmd.RefUpdate
+	for _, r := range saved {
+		switch {
+		case strings.HasPrefix(r.Name, prefix+"branch/"):
+			name := r.Name[len(prefix+"branch/"):]
+			a := &Action{Op: "restore_branch", Branch: name, Commit: r.OID, Ref: r.Name}
+			switch cur, ok := existing["refs/heads/"+name]; {
+			case ok && cur == r.OID:
+				a.Op, a.Reason, a.Done = "skip_branch", "already restored", true
+			case ok:
+				a.Op, a.Reason = "skip_branch", fmt.Sprintf("branch exists at %s; the saved tip is %s (git branch -f %s %s to take it)", short(cur), short(r.OID), shellQuote(name), r.OID)
+			default:
+				creates = append(creates, gitcmd.RefUpdate{Op: "create", Ref: "refs/heads/" + name, New: r.OID})
+			}
+			res.Actions = append(res.Actions, a)
+		case strings.HasPrefix(r.Name, prefix+"worktree/"):
+			path := bodyField(r.Body, "path")
+			if p, err := strconv.Unquote(path); err == nil {
+				path = p
+			}
+			a := &Action{Op: "restore_worktree", Path: path, Ref: r.Name, Commit: r.OID,
+				Command: restoreCommand(path, r.Name, len(r.Parents) > 1)}
+			res.Actions = append(res.Actions, a)
+		}
+	}
+	if !opts.DryRun && len(creates) > 0 {
+		if err := repo.UpdateRefs(ctx, creates); err != nil {
+			return nil, fmt.Errorf("restore branches: %w", err)
+		}
+		for _, a := range res.Actions {
+			if a.Op == "restore_branch" {
+				a.Done = true
+			}
+		}
+	}
+	return res, nil
+}
+
+// Expire deletes the run's saved states older than opts.ExpireBackups.
+func Expire(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
+	if err := validRun(opts.Run); err != nil {
+		return nil, err
+	}
+	saved, err := repo.SavedRefs(ctx, BackupRoot+opts.Run+"/")
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}}
+	var dels []gitcmd.RefUpdate
+	for _, r := range saved {
+		stamp := stampOf(r.Name, opts.Run)
+		t, ok := parseStamp(stamp)
+		if !ok || opts.Now.Sub(t) < opts.ExpireBackups {
+			continue
+		}
+		dels = append(dels, gitcmd.RefUpdate{Op: "delete", Ref: r.Name, Old: r.OID})
+		res.Actions = append(res.Actions, &Action{Op: "expire_backup", Ref: r.Name, Commit: r.OID, Done: !opts.DryRun})
+	}
+	if !opts.DryRun && len(dels) > 0 {
+		lock, err := Acquire(repo.CommonDir, opts.Run, "")
+		if err != nil {
+			return nil, err
+		}
+		defer lock.Release()
+		if err := repo.UpdateRefs(ctx, dels); err != nil {
+			return nil, fmt.Errorf("expire backups: %w", err)
+		}
+	}
+	return res, nil
+}
+
+func validRun(run string) error {
+	_, err := resume.ValidRun(run)
+	return err
+}
+
+func stampOf(ref, run string) string {
+	rest := strings.TrimPrefix(ref, BackupRoot+run+"/")
+	s, _, _ := strings.Cut(rest, "/")
+	return s
+}
+
+func stampsOf(saved []gitcmd.SavedRef, run string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range saved {
+		s := stampOf(r.Name, run)
+		if _, ok := parseStamp(s); ok && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func bodyField(body, key string) string {
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, key+" "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func short(oid string) string {
+	if len(oid) > 12 {
+		return oid[:12]
+	}
+	return oid
+}

@@ -1,0 +1,123 @@
+package clean
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Lock is the one-clean-per-run lock: a file in the git common directory
+// held with flock. The kernel drops a flock when its holder dies, so a lock
+// left by a crashed clean is free to take without any pid guessing, and two
+// takers can never both win. The file stays on disk; its text names the
+// holder for the message a second clean prints, and records the stamp of a
+// clean that was interrupted so that the next one finishes it.
+type Lock struct {
+	f    *os.File
+	path string
+	// Interrupted is the stamp of a previous clean that died while running.
+	Interrupted string
+}
+
+// LockedError is returned when another clean of the run holds the lock.
+type LockedError struct{ Run, Holder, Path string }
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("another git taskclean of run %s is running (%s); wait for it, or remove %s if that process is gone", e.Run, e.Holder, e.Path)
+}
+
+// lockPath is the lock file of run.
+func lockPath(commonDir, run string) string {
+	return filepath.Join(commonDir, "taskclean-"+run+".lock")
+}
+
+// Acquire takes the run's lock without waiting.
+func Acquire(commonDir, run, stamp string) (*Lock, error) {
+	path := lockPath(commonDir, run)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder := "holder unknown"
+		if data, rerr := os.ReadFile(path); rerr == nil {
+			if h := describeHolder(string(data)); h != "" {
+				holder = h
+			}
+		}
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, &LockedError{Run: run, Holder: holder, Path: path}
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	l := &Lock{f: f, path: path}
+	prev, _ := readFields(f)
+	if prev["state"] == "running" && prev["stamp"] != "" {
+		l.Interrupted = prev["stamp"]
+	}
+	return l, nil
+}
+
+// Start records that a clean with this stamp is under way.
+func (l *Lock) Start(stamp string) error {
+	host, _ := os.Hostname()
+	return l.write(fmt.Sprintf("pid %d\nhost %s\nstamp %s\nstarted %s\nstate running\n",
+		os.Getpid(), host, stamp, time.Now().UTC().Format(time.RFC3339)))
+}
+
+// Release records a finished clean and drops the lock.
+func (l *Lock) Release() error {
+	err := l.write("state idle\n")
+	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (l *Lock) write(s string) error {
+	if err := l.f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := l.f.WriteAt([]byte(s), 0); err != nil {
+		return err
+	}
+	return l.f.Sync()
+}
+
+func readFields(f *os.File) (map[string]string, error) {
+	buf := make([]byte, 4096)
+	n, err := f.ReadAt(buf, 0)
+	if n == 0 && err != nil {
+		return map[string]string{}, err
+	}
+	return parseFields(string(buf[:n])), nil
+}
+
+func parseFields(s string) map[string]string {
+	m := map[string]string{}
+	for _, line := range strings.Split(s, "\n") {
+		k, v, ok := strings.Cut(line, " ")
+		if ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func describeHolder(s string) string {
+	m := parseFields(s)
+	if m["pid"] == "" {
+		return ""
+	}
+	if _, err := strconv.Atoi(m["pid"]); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("pid %s on %s since %s", m["pid"], m["host"], m["started"])
+}

@@ -1,0 +1,232 @@
+// Package taskclean is the git-taskclean command: flags in, actions out.
+package taskclean
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/taskresume/git-taskresume/internal/clean"
+	"github.com/taskresume/git-taskresume/internal/cliutil"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/resume"
+)
+
+// Version is set at build time by install.sh.
+var Version = "dev"
+
+const description = `Removes what a crashed plan run left behind, and never loses work doing it.
+
+Without --task or --all it removes the run's stale worktrees: those whose
+task is not complete, or whose directory is gone. Locked worktrees, the
+worktree it runs in, and anything git has not registered as a worktree are
+never touched; symbolic links are never followed.
+
+Before anything goes, it is saved under refs/taskclean/<run>/<stamp>/: a
+worktree's staged, unstaged and untracked (not ignored) files and any commits
+on its HEAD that no branch holds, as a stash-shaped commit; a branch's tip.
+Ignored files are not saved; each removal lists them. --undo puts the deleted
+branches back and prints the command that restores each saved worktree.
+
+Exit codes:
+   0  done (or nothing to do)
+   2  bad usage or input, or another clean of the run holds the lock;
+      a one-line "error:" message on stderr says what to fix`
+
+// App returns the command definition; the man page is generated from it.
+func App(stdout io.Writer) *cli.App {
+	return &cli.App{
+		Name:            "git-taskclean",
+		Usage:           "remove a plan run's stale worktrees and branches, saving everything first",
+		UsageText:       "git taskclean --run <run> [--task ID]... [--all] [--completed] [--older-than DURATION] [-n] [--json] [--no-backup]\ngit taskclean --run <run> --undo\ngit taskclean --run <run> --expire-backups DURATION",
+		Description:     description,
+		Version:         Version,
+		Writer:          stdout,
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "run", Usage: "the run `ID` to clean (required)"},
+			&cli.StringSliceFlag{Name: "task", Usage: "force re-execution of task `ID`: delete its branch and worktree (repeatable)"},
+			&cli.BoolFlag{Name: "all", Usage: "the whole run: every task branch, <run>-main, every worktree"},
+			&cli.BoolFlag{Name: "completed", Usage: "also remove the worktrees of complete tasks"},
+			&cli.DurationFlag{Name: "older-than", Usage: "only worktrees with no change (HEAD, index, files) for `DURATION`, e.g. 30m, 24h"},
+			&cli.BoolFlag{Name: "undo", Usage: "put back the branches the last clean of the run deleted; print how to restore its worktrees"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print every action and change nothing"},
+			&cli.BoolFlag{Name: "json", Usage: "write one JSON document instead of the action lines"},
+			&cli.BoolFlag{Name: "no-backup", Usage: "do not save anything before removing it"},
+			&cli.DurationFlag{Name: "expire-backups", Usage: "only delete the run's saved states older than `DURATION`"},
+			&cli.StringFlag{Name: "base", Usage: "count own commits against `REF` (as git taskresume)"},
+			&cli.StringFlag{Name: "plan", Usage: "read the plan from `PATH` or REV:PATH (as git taskresume)"},
+			&cli.BoolFlag{Name: "man", Hidden: true, Usage: "print the man page"},
+		},
+		Action: func(c *cli.Context) error { return action(c, stdout) },
+	}
+}
+
+// Main runs the command and returns its exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	return cliutil.Run(App(stdout), args, stderr)
+}
+
+func action(c *cli.Context, stdout io.Writer) error {
+	ctx := c.Context
+	if c.Bool("man") {
+		page, err := cliutil.ManPage(c.App)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(stdout, page)
+		return err
+	}
+	if c.NArg() > 0 {
+		return &cliutil.UsageError{Msg: fmt.Sprintf("unexpected argument %q: the run is given with --run <run>", c.Args().First())}
+	}
+	if !c.IsSet("run") {
+		return &cliutil.UsageError{Msg: "missing --run <run>: which run to clean"}
+	}
+	modes := 0
+	for _, f := range []string{"undo", "expire-backups", "all", "task"} {
+		if c.IsSet(f) {
+			modes++
+		}
+	}
+	if modes > 1 {
+		return &cliutil.UsageError{Msg: "--undo, --expire-backups, --all and --task cannot be combined"}
+	}
+	if c.Duration("older-than") < 0 || c.Duration("expire-backups") < 0 {
+		return &cliutil.UsageError{Msg: "durations must be positive, e.g. 30m or 24h"}
+	}
+	if err := gitcmd.CheckVersion(ctx, "git-taskclean"); err != nil {
+		return err
+	}
+	repo, err := resume.OpenRepo(ctx, "")
+	if err != nil {
+		return err
+	}
+	cwd, _ := os.Getwd()
+	opts := clean.Options{
+		Run: c.String("run"), Tasks: c.StringSlice("task"), All: c.Bool("all"), Completed: c.Bool("completed"),
+		DryRun: c.Bool("dry-run"), NoBackup: c.Bool("no-backup"), OlderThan: c.Duration("older-than"),
+		ExpireBackups: c.Duration("expire-backups"), PlanPath: c.String("plan"), Base: c.String("base"),
+		Cwd: cwd, Now: time.Now(),
+	}
+	if _, err := resume.ValidRun(opts.Run); err != nil {
+		return err
+	}
+	var res *clean.Result
+	switch {
+	case c.Bool("undo"):
+		res, err = clean.Undo(ctx, repo, opts)
+	case c.IsSet("expire-backups"):
+		res, err = clean.Expire(ctx, repo, opts)
+	default:
+		res, err = clean.Run(ctx, repo, opts)
+	}
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	f, _ := stdout.(*os.File)
+	style := resume.Style{}
+	if f != nil {
+		style = resume.StyleFor(f)
+	}
+	render(stdout, res, cwd, style)
+	return nil
+}
+
+func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
+	rel := func(p string) string {
+		if r, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+		return p
+	}
+	would := ""
+	if res.DryRun {
+		would = "would "
+	}
+	if res.Resumed != "" {
+		fmt.Fprintf(w, "finishing the interrupted clean %s\n", res.Resumed)
+	}
+	if len(res.Actions) == 0 {
+		fmt.Fprintf(w, "nothing to clean for run %s\n", res.RunID)
+	}
+	for _, a := range res.Actions {
+		switch a.Op {
+		case "save_worktree":
+			what := "HEAD"
+			if a.Staged+a.Unstaged+a.Untracked > 0 {
+				what = fmt.Sprintf("%d staged, %d unstaged, %d untracked", a.Staged, a.Unstaged, a.Untracked)
+			}
+			fmt.Fprintf(w, "%ssave worktree %s (%s) as %s\n", would, rel(a.Path), what, a.Ref)
+		case "save_branch":
+			fmt.Fprintf(w, "%ssave branch %s (%s) as %s\n", would, a.Branch, short(a.Commit), a.Ref)
+		case "remove_worktree", "prune_worktree":
+			verb := map[string]string{"remove_worktree": "remove", "prune_worktree": "prune"}[a.Op]
+			line := fmt.Sprintf("%s%s worktree %s", would, verb, rel(a.Path))
+			if a.Reason != "" {
+				line += " (" + a.Reason + ")"
+			}
+			if len(a.Ignored) > 0 {
+				line += fmt.Sprintf("; %d ignored, not saved: %s", len(a.Ignored), strings.Join(a.Ignored, ", "))
+			}
+			fmt.Fprintln(w, line)
+		case "delete_branch":
+			fmt.Fprintf(w, "%sdelete branch %s (was %s)\n", would, a.Branch, short(a.Commit))
+		case "skip_worktree":
+			fmt.Fprintf(w, "skip worktree %s: %s\n", rel(a.Path), a.Reason)
+		case "skip_branch":
+			fmt.Fprintf(w, "skip branch %s: %s\n", a.Branch, a.Reason)
+		case "restore_branch":
+			fmt.Fprintf(w, "%srestore branch %s at %s\n", would, a.Branch, short(a.Commit))
+		case "restore_worktree":
+			fmt.Fprintf(w, "saved worktree %s; to bring it back:\n  %s\n", a.Path, a.Command)
+		case "expire_backup":
+			fmt.Fprintf(w, "%sdelete saved %s\n", would, a.Ref)
+		}
+	}
+	if res.Report != nil && !res.DryRun {
+		r := res.Report
+		fmt.Fprintf(w, "\n")
+		line := fmt.Sprintf("run %s: %s", r.RunID, r.Status)
+		if r.Plan != nil {
+			line += fmt.Sprintf(", %d/%d tasks", r.CompletedTasks, r.TotalTasks)
+		}
+		if r.Resume != nil && len(r.Resume.Tasks) > 0 {
+			line += fmt.Sprintf("; next: %s", strings.Join(r.Resume.Tasks, " "))
+		}
+		if len(r.StaleWorktrees) > 0 {
+			line += fmt.Sprintf("; %d stale worktree(s) left", len(r.StaleWorktrees))
+		}
+		fmt.Fprintln(w, line)
+	}
+	if res.Backup != "" && !res.DryRun && hasSaves(res) {
+		fmt.Fprintf(w, "saved under %s; undo with: git taskclean --run %s --undo\n", res.Backup, res.RunID)
+	}
+}
+
+func hasSaves(res *clean.Result) bool {
+	for _, a := range res.Actions {
+		if strings.HasPrefix(a.Op, "save_") && a.Done {
+			return true
+		}
+	}
+	return false
+}
+
+func short(oid string) string {
+	if len(oid) > 12 {
+		return oid[:12]
+	}
+	return oid
+}

@@ -1,0 +1,215 @@
+// Package taskresume is the git-taskresume command: flags in, a report out.
+package taskresume
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/taskresume/git-taskresume/internal/cliutil"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/resume"
+)
+
+// Version is set at build time by install.sh.
+var Version = "dev"
+
+const description = `Reads a plan run's state from git alone: which tasks of each phase are done
+(a branch with at least one commit of its own, counted against its stack
+parent), which are not, what can run next, and which worktrees are stale.
+
+The plan is specs/<run>/plan.md at the top of the repository unless --plan
+(or git config taskresume.plan, a pattern with {run}) says otherwise.
+
+Exit codes:
+   0  report written (with --exit-code: the run is complete)
+   1  --exit-code only: the run is not complete
+   2  bad usage or input (plan error, unknown run, not a repository, no base);
+      a one-line "error:" message on stderr says what to fix; nothing changed`
+
+// App returns the command definition; the man page is generated from it.
+func App(stdout io.Writer) *cli.App {
+	return &cli.App{
+		Name:            "git-taskresume",
+		Usage:           "show where a crashed plan run stopped and what can run next",
+		UsageText:       "git taskresume <run> [--json | --next] [--exit-code] [--base REF] [--plan PATH|REV:PATH] [--from-phase N]\ngit taskresume --list [--json]",
+		Description:     description,
+		Version:         Version,
+		Writer:          stdout,
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "write one JSON document (schema_version 1) instead of the report"},
+			&cli.BoolFlag{Name: "exit-code", Usage: "exit 1 when the run is not complete (a CI gate)"},
+			&cli.BoolFlag{Name: "next", Usage: "print the runnable task ids, one per line, and nothing else"},
+			&cli.BoolFlag{Name: "list", Usage: "list every run found (plans and run branches) with its progress"},
+			&cli.StringFlag{Name: "base", Usage: "count own commits against `REF` (default: taskresume.base, <run>-main, origin/HEAD, main, master)"},
+			&cli.StringFlag{Name: "plan", Usage: "read the plan from `PATH`, or from a commit as REV:PATH"},
+			&cli.IntFlag{Name: "from-phase", Usage: "put phases before `N` out of scope"},
+			&cli.BoolFlag{Name: "man", Hidden: true, Usage: "print the man page"},
+		},
+		Action: func(c *cli.Context) error { return action(c, stdout) },
+	}
+}
+
+// Main runs the command and returns its exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	return cliutil.Run(App(stdout), args, stderr)
+}
+
+func action(c *cli.Context, stdout io.Writer) error {
+	ctx := c.Context
+	if c.Bool("man") {
+		page, err := cliutil.ManPage(c.App)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(stdout, page)
+		return err
+	}
+	if c.Bool("json") && c.Bool("next") {
+		return &cliutil.UsageError{Msg: "--json and --next cannot be used together"}
+	}
+	if c.Bool("list") {
+		if c.NArg() > 0 {
+			return &cliutil.UsageError{Msg: "--list takes no run id"}
+		}
+		return list(ctx, c, stdout)
+	}
+	switch c.NArg() {
+	case 0:
+		return &cliutil.UsageError{Msg: "missing run id: git taskresume <run> (or --list to see the runs)"}
+	case 1:
+	default:
+		return &cliutil.UsageError{Msg: fmt.Sprintf("one run id expected, got %d: %s", c.NArg(), strings.Join(c.Args().Slice(), " "))}
+	}
+	if err := gitcmd.CheckVersion(ctx, "git-taskresume"); err != nil {
+		return err
+	}
+	repo, err := resume.OpenRepo(ctx, "")
+	if err != nil {
+		return err
+	}
+	cwd, _ := os.Getwd()
+	st, err := resume.Gather(ctx, repo, resume.Options{
+		Run: c.Args().First(), PlanPath: c.String("plan"), Base: c.String("base"),
+		FromPhase: c.Int("from-phase"), Cwd: cwd,
+	})
+	if err != nil {
+		return err
+	}
+	rep := st.Report
+	switch {
+	case c.Bool("json"):
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	case c.Bool("next"):
+		if rep.Resume != nil {
+			for _, id := range rep.Resume.Tasks {
+				fmt.Fprintln(stdout, id)
+			}
+		}
+	default:
+		f, _ := stdout.(*os.File)
+		style := resume.Style{}
+		if f != nil {
+			style = resume.StyleFor(f)
+		}
+		resume.Render(stdout, rep, style, cwd)
+	}
+	if c.Bool("exit-code") && rep.Status != "completed" {
+		return &cliutil.ExitError{Code: cliutil.ExitIncomplete}
+	}
+	return nil
+}
+
+// runFromBranch takes the run id out of a task branch name.
+var runFromBranch = regexp.MustCompile(`^(.+?)-task-[0-9]`)
+
+// ListEntry is one run of --list.
+type ListEntry struct {
+	RunID          string  `json:"run_id"`
+	Status         string  `json:"status"`
+	CompletedTasks int     `json:"completed_tasks"`
+	TotalTasks     int     `json:"total_tasks"`
+	Plan           *string `json:"plan"`
+	ResumePhase    *int    `json:"resume_phase"`
+	Error          string  `json:"error,omitempty"`
+}
+
+func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
+	if err := gitcmd.CheckVersion(ctx, "git-taskresume"); err != nil {
+		return err
+	}
+	repo, err := resume.OpenRepo(ctx, "")
+	if err != nil {
+		return err
+	}
+	runs := map[string]bool{}
+	if repo.TopLevel != "" {
+		plans, _ := filepath.Glob(filepath.Join(repo.TopLevel, "specs", "*", "plan.md"))
+		for _, p := range plans {
+			runs[filepath.Base(filepath.Dir(p))] = true
+		}
+	}
+	refs, err := repo.Refs(ctx, "refs/heads/")
+	if err != nil {
+		return err
+	}
+	for _, r := range refs {
+		if m := runFromBranch.FindStringSubmatch(strings.TrimPrefix(r.Name, "refs/heads/")); m != nil {
+			runs[m[1]] = true
+		}
+	}
+	ids := make([]string, 0, len(runs))
+	for id := range runs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	entries := []ListEntry{}
+	cwd, _ := os.Getwd()
+	for _, id := range ids {
+		e := ListEntry{RunID: id}
+		st, err := resume.Gather(ctx, repo, resume.Options{Run: id, Base: c.String("base"), Cwd: cwd})
+		if err != nil {
+			e.Status, e.Error = "error", err.Error()
+		} else {
+			r := st.Report
+			e.Status, e.CompletedTasks, e.TotalTasks, e.Plan = r.Status, r.CompletedTasks, r.TotalTasks, r.Plan
+			if r.Resume != nil {
+				e.ResumePhase = &r.Resume.Phase
+			}
+		}
+		entries = append(entries, e)
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(entries)
+	}
+	for _, e := range entries {
+		switch {
+		case e.Error != "":
+			fmt.Fprintf(stdout, "%-20s error: %s\n", e.RunID, e.Error)
+		case e.Plan == nil:
+			fmt.Fprintf(stdout, "%-20s %-12s (no plan)\n", e.RunID, e.Status)
+		default:
+			extra := ""
+			if e.ResumePhase != nil {
+				extra = fmt.Sprintf("  resume at phase %d", *e.ResumePhase)
+			}
+			fmt.Fprintf(stdout, "%-20s %-12s %d/%d tasks%s\n", e.RunID, e.Status, e.CompletedTasks, e.TotalTasks, extra)
+		}
+	}
+	return nil
+}

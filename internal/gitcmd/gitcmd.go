@@ -1,0 +1,134 @@
+// Package gitcmd is the one place that runs the git binary. Every other
+// package asks domain-shaped questions (Refs, Worktrees, RunCommits) and gets
+// parsed answers; none of them builds an argument list.
+//
+// History and worktree questions go to git rather than go-git: git uses the
+// commit-graph and supports every repository layout git itself accepts
+// (worktreeConfig, reftable, partial clones), which go-git v5 does not.
+package gitcmd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+)
+
+// Error is a failed git invocation. Callers use errors.As and look at
+// ExitCode; they never match Stderr text for control flow.
+type Error struct {
+	Args     []string
+	ExitCode int
+	Stderr   string
+	Err      error
+}
+
+func (e *Error) Error() string {
+	msg := firstLine(e.Stderr)
+	if msg == "" && e.Err != nil {
+		msg = e.Err.Error()
+	}
+	sub := ""
+	if len(e.Args) > 0 {
+		sub = " " + e.Args[0]
+	}
+	return fmt.Sprintf("git%s: %s", sub, msg)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimPrefix(s, "fatal: ")
+	s = strings.TrimPrefix(s, "error: ")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// ExitCode returns git's exit code when err is a *Error, else -1.
+func ExitCode(err error) int {
+	var ge *Error
+	if errors.As(err, &ge) {
+		return ge.ExitCode
+	}
+	return -1
+}
+
+// Runner runs git in one directory. The zero value runs in the current
+// directory.
+type Runner struct {
+	// Dir is the directory git runs in (git -C Dir).
+	Dir string
+	// Write marks a runner allowed to take git's optional locks. Read-only
+	// runners set GIT_OPTIONAL_LOCKS=0 so that a report running beside live
+	// agents never refreshes (and locks) their index.
+	Write bool
+}
+
+// traceMu serialises appends to the trace file; commands run git
+// concurrently (status of several worktrees).
+var traceMu sync.Mutex
+
+// trace appends the argument list to $GIT_TASKRESUME_TRACE, when set. Tests
+// use it to count git processes; a user can use it to see what ran.
+func trace(dir string, args []string) {
+	path := os.Getenv("GIT_TASKRESUME_TRACE")
+	if path == "" {
+		return
+	}
+	traceMu.Lock()
+	defer traceMu.Unlock()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "git %s\n", strings.Join(args, " "))
+}
+
+// Run runs git with args and returns its standard output.
+func (r Runner) Run(ctx context.Context, args ...string) ([]byte, error) {
+	return r.RunInput(ctx, nil, args...)
+}
+
+// RunInput runs git with args, feeding stdin, and returns standard output.
+func (r Runner) RunInput(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	return r.RunEnv(ctx, nil, stdin, args...)
+}
+
+// RunEnv is RunInput with extra environment variables (KEY=VALUE).
+func (r Runner) RunEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
+	trace(r.Dir, args)
+	full := args
+	if r.Dir != "" {
+		full = append([]string{"-C", r.Dir}, args...)
+	}
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_ADVICE=0")
+	if !r.Write {
+		cmd.Env = append(cmd.Env, "GIT_OPTIONAL_LOCKS=0")
+	}
+	cmd.Env = append(cmd.Env, env...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if err != nil {
+		code := -1
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		return stdout.Bytes(), &Error{Args: args, ExitCode: code, Stderr: stderr.String(), Err: err}
+	}
+	return stdout.Bytes(), nil
+}

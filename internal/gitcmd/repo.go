@@ -1,0 +1,308 @@
+package gitcmd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+// MinVersion is the oldest git these commands support: `git worktree list
+// --porcelain -z` arrived in 2.36, and paths with newlines need it.
+const MinVersion = "2.36.0"
+
+// ErrNotRepo means the directory is not inside a git repository.
+var ErrNotRepo = errors.New("not a git repository")
+
+var versionRE = regexp.MustCompile(`(\d+)\.(\d+)(?:\.(\d+))?`)
+
+// ParseVersion reads the output of `git version` ("git version 2.39.5",
+// "git version 2.39.3 (Apple Git-146)", "git version 2.45.1.windows.1").
+func ParseVersion(out string) (*semver.Version, error) {
+	m := versionRE.FindStringSubmatch(out)
+	if m == nil {
+		return nil, fmt.Errorf("cannot read a version in %q", strings.TrimSpace(out))
+	}
+	patch := m[3]
+	if patch == "" {
+		patch = "0"
+	}
+	return semver.NewVersion(m[1] + "." + m[2] + "." + patch)
+}
+
+// CheckVersion runs `git version` and fails with a plain message when the
+// installed git is older than MinVersion.
+func CheckVersion(ctx context.Context, prog string) error {
+	out, err := Runner{}.Run(ctx, "version")
+	if err != nil {
+		return fmt.Errorf("run git: %w", err)
+	}
+	v, err := ParseVersion(string(out))
+	if err != nil {
+		return err
+	}
+	min := semver.MustParse(MinVersion)
+	if v.LessThan(min) {
+		return fmt.Errorf("%s needs git %s or newer; found %s", prog, min, v)
+	}
+	return nil
+}
+
+// Repo is a repository as seen from one directory.
+type Repo struct {
+	Runner
+	// GitDir is this worktree's git directory; CommonDir is shared by all
+	// worktrees (refs, objects, the worktrees/ admin area live there).
+	GitDir    string
+	CommonDir string
+	// TopLevel is the top of the current worktree, "" in a bare repository.
+	TopLevel string
+	Bare     bool
+	Shallow  bool
+}
+
+// Open finds the repository that dir is in.
+func Open(ctx context.Context, dir string) (*Repo, error) {
+	r := Runner{Dir: dir}
+	// --show-toplevel fails in a bare repository; --show-cdup does not.
+	out, err := r.Run(ctx, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir",
+		"--is-bare-repository", "--is-inside-work-tree", "--is-shallow-repository", "--show-cdup")
+	if err != nil {
+		var ge *Error
+		if errors.As(err, &ge) && ge.ExitCode == 128 {
+			return nil, ErrNotRepo
+		}
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	for len(lines) < 6 {
+		lines = append(lines, "")
+	}
+	repo := &Repo{
+		Runner:    r,
+		GitDir:    lines[0],
+		CommonDir: lines[1],
+		Bare:      lines[2] == "true",
+		Shallow:   lines[4] == "true",
+	}
+	if lines[3] == "true" {
+		base := dir
+		if base == "" {
+			base = "."
+		}
+		top, err := filepath.Abs(filepath.Join(base, lines[5]))
+		if err != nil {
+			return nil, err
+		}
+		repo.TopLevel = top
+	}
+	return repo, nil
+}
+
+// Config returns the repository's git config values for keys under prefix
+// (e.g. "taskresume."), lower-cased keys; the last value of a key wins as in
+// git.
+func (r *Repo) Config(ctx context.Context, section string) (map[string]string, error) {
+	out, err := r.Run(ctx, "config", "-z", "--get-regexp", "^"+regexp.QuoteMeta(section)+`\.`)
+	if err != nil {
+		if ExitCode(err) == 1 { // no such key
+			return map[string]string{}, nil
+		}
+		return nil, err
+	}
+	cfg := map[string]string{}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		if rec == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(rec, "\n")
+		cfg[strings.ToLower(k)] = v
+	}
+	return cfg, nil
+}
+
+// Ref is one entry of for-each-ref.
+type Ref struct {
+	Name       string // full name, refs/heads/x
+	OID        string
+	Type       string // object type of OID: commit, tag, ...
+	Symref     string // target when Name is a symbolic ref
+	CommitTime time.Time
+}
+
+// Refs lists refs matching the for-each-ref patterns. Patterns are globs
+// ("refs/heads/x1y2z3-task-*"); a literal pattern only matches a whole name
+// or a prefix ending in "/", which is why task prefixes must be globbed.
+func (r *Repo) Refs(ctx context.Context, patterns ...string) ([]Ref, error) {
+	args := []string{"for-each-ref",
+		"--format=%(refname)%00%(objectname)%00%(objecttype)%00%(symref)%00%(committerdate:unix)%00",
+		"--end-of-options"}
+	args = append(args, patterns...)
+	out, err := r.Run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRefs(out)
+}
+
+// ParseRefs parses the output format used by Refs: five NUL-terminated
+// fields then a newline per ref.
+func ParseRefs(out []byte) ([]Ref, error) {
+	var refs []Ref
+	for _, rec := range bytes.Split(out, []byte("\x00\n")) {
+		if len(rec) == 0 {
+			continue
+		}
+		f := strings.Split(string(rec), "\x00")
+		if len(f) != 5 {
+			return nil, fmt.Errorf("for-each-ref: unexpected record %q", rec)
+		}
+		ref := Ref{Name: f[0], OID: f[1], Type: f[2], Symref: f[3]}
+		if f[4] != "" {
+			sec, err := strconv.ParseInt(f[4], 10, 64)
+			if err == nil {
+				ref.CommitTime = time.Unix(sec, 0)
+			}
+		}
+		refs = append(refs, ref)
+	}
+	return refs, nil
+}
+
+// ResolveCommit resolves a user-given revision to a commit id. The name is
+// passed after --end-of-options so that it can never act as an option.
+func (r *Repo) ResolveCommit(ctx context.Context, rev string) (string, error) {
+	out, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Commit is one commit of a history walk with its parents.
+type Commit struct {
+	OID     string
+	Parents []string
+}
+
+// Walk returns the commits reachable from include and not from exclude, with
+// parents: `git rev-list --parents`. Revisions go through stdin, as ids or
+// "^id" lines, so neither argv limits nor option-looking names matter.
+func (r *Repo) Walk(ctx context.Context, include, exclude []string) ([]Commit, error) {
+	if len(include) == 0 {
+		return nil, nil
+	}
+	var in bytes.Buffer
+	for _, s := range include {
+		in.WriteString(s + "\n")
+	}
+	for _, s := range exclude {
+		in.WriteString("^" + s + "\n")
+	}
+	out, err := r.RunInput(ctx, in.Bytes(), "rev-list", "--parents", "--stdin")
+	if err != nil {
+		return nil, err
+	}
+	return ParseWalk(out), nil
+}
+
+// WalkNotOnRefs returns the commits reachable from include that no branch,
+// tag or remote-tracking ref holds: work that a worktree removal would
+// orphan.
+func (r *Repo) WalkNotOnRefs(ctx context.Context, include []string) ([]Commit, error) {
+	if len(include) == 0 {
+		return nil, nil
+	}
+	in := strings.Join(include, "\n") + "\n"
+	out, err := r.RunInput(ctx, []byte(in), "rev-list", "--parents", "--stdin", "--not", "--branches", "--tags", "--remotes")
+	if err != nil {
+		return nil, err
+	}
+	return ParseWalk(out), nil
+}
+
+// ParseWalk parses `rev-list --parents` output.
+func ParseWalk(out []byte) []Commit {
+	var cs []Commit
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		cs = append(cs, Commit{OID: f[0], Parents: f[1:]})
+	}
+	return cs
+}
+
+// ReadBlob returns the content of REV:PATH.
+func (r *Repo) ReadBlob(ctx context.Context, rev, path string) ([]byte, error) {
+	return r.Run(ctx, "cat-file", "blob", "--end-of-options", rev+":"+path)
+}
+
+// RefUpdate is one line of an `update-ref --stdin` transaction.
+type RefUpdate struct {
+	// Op is create (must not exist), delete (must be at Old) or update.
+	Op       string
+	Ref      string
+	New, Old string
+}
+
+// UpdateRefs applies updates in one atomic transaction: all or none. Every
+// update names the value it expects, so a ref that moved since it was read
+// makes the whole transaction fail instead of losing the new value.
+func (r *Repo) UpdateRefs(ctx context.Context, updates []RefUpdate) error {
+	if len(updates) == 0 {
+		return nil
+	}
+	var in strings.Builder
+	for _, u := range updates {
+		switch u.Op {
+		case "create":
+			fmt.Fprintf(&in, "create %s %s\n", u.Ref, u.New)
+		case "delete":
+			fmt.Fprintf(&in, "delete %s %s\n", u.Ref, u.Old)
+		default:
+			fmt.Fprintf(&in, "update %s %s %s\n", u.Ref, u.New, u.Old)
+		}
+	}
+	w := r.Runner
+	w.Write = true
+	_, err := w.RunInput(ctx, []byte(in.String()), "update-ref", "--stdin")
+	return err
+}
+
+// SavedRef is a ref with the parents and message body of its commit.
+type SavedRef struct {
+	Name    string
+	OID     string
+	Parents []string
+	Body    string
+}
+
+// SavedRefs lists refs under prefix with their commits' parents and bodies.
+func (r *Repo) SavedRefs(ctx context.Context, prefix string) ([]SavedRef, error) {
+	out, err := r.Run(ctx, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(parent)%00%(contents:body)%00",
+		"--end-of-options", prefix)
+	if err != nil {
+		return nil, err
+	}
+	var res []SavedRef
+	for _, rec := range bytes.Split(out, []byte("\x00\n")) {
+		if len(rec) == 0 {
+			continue
+		}
+		f := strings.SplitN(string(rec), "\x00", 4)
+		if len(f) != 4 {
+			return nil, fmt.Errorf("for-each-ref: unexpected record %q", rec)
+		}
+		res = append(res, SavedRef{Name: f[0], OID: f[1], Parents: strings.Fields(f[2]), Body: f[3]})
+	}
+	return res, nil
+}

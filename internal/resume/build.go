@@ -1,0 +1,371 @@
+package resume
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/plan"
+	"github.com/taskresume/git-taskresume/internal/worktree"
+)
+
+// WorktreeName is the directory name of a task's worktree.
+func WorktreeName(run, id string) string { return branches.TaskPrefix(run) + plan.DashedID(id) }
+
+// inWorktreeDir reports whether path's parent is the configured worktree
+// folder: a relative setting (".worktrees") matches that folder under any
+// top, so bare-repository layouts work too.
+func (st *State) inWorktreeDir(path string) bool {
+	parent := filepath.Clean(filepath.Dir(path))
+	dir := filepath.Clean(st.WorktreeDir)
+	if filepath.IsAbs(dir) {
+		return parent == dir
+	}
+	return parent == dir || strings.HasSuffix(parent, string(filepath.Separator)+dir)
+}
+
+// classifyWorktrees picks the run's worktrees out of all of them, assigns each
+// to a task, and reads what each holds.
+func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree, m branches.Match) []*Worktree {
+	run := st.Report.RunID
+	branchTask := map[string]string{}
+	for id, bs := range m.ByTask {
+		for _, b := range bs {
+			branchTask[b.Name] = id
+		}
+	}
+	nameTask := map[string]string{}
+	if st.Plan != nil {
+		for _, t := range st.Plan.Tasks() {
+			nameTask[WorktreeName(run, t.ID)] = t.ID
+		}
+	}
+	current := canonical(st.Repo.TopLevel)
+
+	var out []*Worktree
+	var live []string
+	var detached []string
+	for _, w := range wts {
+		if w.Bare || !belongsToRun(w, run) {
+			continue
+		}
+		rw := &Worktree{Path: w.Path, Head: w.HEAD, Branch: w.BranchShort(), Detached: w.Detached,
+			Locked: w.Locked, LockReason: w.LockReason, Missing: w.Prunable}
+		rw.Current = current != "" && canonical(w.Path) == current
+		switch {
+		case branchTask[rw.Branch] != "":
+			rw.Task = branchTask[rw.Branch]
+		case nameTask[w.Name()] != "" && st.inWorktreeDir(w.Path):
+			rw.Task = nameTask[w.Name()]
+		case w.Name() == branches.MainBranch(run) || rw.Branch == branches.MainBranch(run):
+			rw.Task = ""
+		default:
+			rw.Task = "?"
+		}
+		st.Worktrees = append(st.Worktrees, w)
+		out = append(out, rw)
+		if !rw.Missing {
+			live = append(live, w.Path)
+		}
+		// A missing directory's HEAD still holds commits that removing its
+		// admin entry would orphan.
+		if w.Detached && w.HEAD != "" {
+			detached = append(detached, w.HEAD)
+		}
+	}
+
+	statuses := worktree.ReadStatus(ctx, live)
+	unreach := map[string]int{}
+	if len(detached) > 0 {
+		cs, err := st.Repo.WalkNotOnRefs(ctx, uniq(detached))
+		if err == nil {
+			unreach = countPerTip(cs, detached)
+		}
+	}
+	for _, rw := range out {
+		if s, ok := statuses[rw.Path]; ok {
+			rw.Staged, rw.Unstaged, rw.Untracked = s.Staged, s.Unstaged, s.Untracked
+			if s.Err != nil {
+				rw.Error = s.Err.Error()
+			}
+		}
+		if rw.Detached {
+			rw.Unreachable = unreach[rw.Head]
+		}
+		switch {
+		case rw.Missing:
+			rw.State = string(worktree.Missing)
+		case rw.Locked:
+			rw.State = string(worktree.Locked)
+		case rw.Error != "":
+			rw.State = "unknown"
+		case rw.Unreachable > 0:
+			rw.State = string(worktree.Orphaned)
+		case rw.Staged+rw.Unstaged+rw.Untracked > 0:
+			rw.State = string(worktree.Dirty)
+		default:
+			rw.State = string(worktree.Clean)
+		}
+	}
+	return out
+}
+
+// countPerTip counts, for each tip, the commits of cs reachable from it.
+func countPerTip(cs []gitcmd.Commit, tips []string) map[string]int {
+	parents := make(map[string][]string, len(cs))
+	for _, c := range cs {
+		parents[c.OID] = c.Parents
+	}
+	res := map[string]int{}
+	for _, tip := range tips {
+		if _, ok := parents[tip]; !ok {
+			continue
+		}
+		seen := map[string]bool{tip: true}
+		stack := []string{tip}
+		for len(stack) > 0 {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, p := range parents[n] {
+				if _, in := parents[p]; in && !seen[p] {
+					seen[p] = true
+					stack = append(stack, p)
+				}
+			}
+		}
+		res[tip] = len(seen)
+	}
+	return res
+}
+
+func uniq(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func canonical(p string) string {
+	if p == "" {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+func strp(s string) *string { return &s }
+
+// build fills the report from the task states and worktrees.
+func (st *State) build(wts []*Worktree, m branches.Match) {
+	rep := st.Report
+	run := rep.RunID
+	rep.Worktrees = append(rep.Worktrees, wts...)
+	wtByTask := map[string]*Worktree{}
+	for _, w := range wts {
+		if w.Task != "" && w.Task != "?" {
+			if _, dup := wtByTask[w.Task]; !dup {
+				wtByTask[w.Task] = w
+			}
+		}
+	}
+	for _, b := range m.Unknown {
+		rep.Problems = append(rep.Problems, Problem{Kind: "unknown_branch",
+			Message: fmt.Sprintf("branch %s matches no task of the plan", b.Name)})
+	}
+
+	if st.Plan == nil {
+		rep.Status = "unknown"
+		rep.Problems = append(rep.Problems, Problem{Kind: "no_plan",
+			Message: fmt.Sprintf("no plan found at %s: cannot tell what remains (pass --plan)", derefOr(rep.Plan, "specs/"+run+"/plan.md"))})
+		for _, b := range st.TaskBranches {
+			rep.UnknownBranches = appendUniq(rep.UnknownBranches, b.Name)
+		}
+	} else {
+		st.buildPhases(wtByTask)
+	}
+
+	done := map[string]bool{}
+	for _, s := range st.States {
+		if s.Status.Done() {
+			done[s.Task.ID] = true
+		}
+	}
+	for _, w := range wts {
+		switch {
+		case w.Current || w.Task == "":
+			// never stale: the worktree we run in, and <run>-main (--all only)
+		case w.Missing:
+			w.Stale = true
+		case st.Plan == nil:
+			// without a plan nothing else can be called stale
+		case w.Task == "?":
+			w.Stale = true
+			rep.Problems = append(rep.Problems, Problem{Kind: "unknown_worktree",
+				Message: fmt.Sprintf("worktree %s matches no task of the plan", w.Path)})
+		case !done[w.Task]:
+			w.Stale = true
+		}
+		if w.Stale && w.Locked {
+			rep.Problems = append(rep.Problems, Problem{Kind: "locked_worktree", Task: taskOf(w),
+				Message: fmt.Sprintf("worktree %s is stale but locked (%s): unlock it to clean it", w.Path, orText(w.LockReason, "no reason given"))})
+			w.Stale = false
+		}
+		if w.Stale {
+			rep.StaleWorktrees = append(rep.StaleWorktrees, w.Path)
+		}
+		if w.Unreachable > 0 {
+			rep.Problems = append(rep.Problems, Problem{Kind: "unreachable_commits", Task: taskOf(w),
+				Message: fmt.Sprintf("worktree %s holds %d commit(s) on a detached HEAD that no branch has", w.Path, w.Unreachable)})
+		}
+	}
+	if len(rep.StaleWorktrees) > 0 {
+		rep.CleanCommand = "git taskclean --run " + run
+		rep.Problems = append(rep.Problems, Problem{Kind: "stale_worktree",
+			Message: fmt.Sprintf("%d stale worktree(s): %s", len(rep.StaleWorktrees), rep.CleanCommand)})
+	}
+}
+
+func taskOf(w *Worktree) string {
+	if w.Task == "?" {
+		return ""
+	}
+	return w.Task
+}
+
+func derefOr(s *string, def string) string {
+	if s == nil {
+		return def
+	}
+	return *s
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func appendUniq(ss []string, s string) []string {
+	for _, x := range ss {
+		if x == s {
+			return ss
+		}
+	}
+	return append(ss, s)
+}
+
+func (st *State) buildPhases(wtByTask map[string]*Worktree) {
+	rep := st.Report
+	rep.FromPhase = 0
+	byID := map[string]*branches.TaskState{}
+	for i := range st.States {
+		byID[st.States[i].Task.ID] = &st.States[i]
+	}
+	anyDone := false
+	resumeSet := false
+	for _, ph := range st.Plan.Phases {
+		out := Phase{Number: ph.Number, Name: ph.Title, Mode: string(ph.Mode), Tasks: []*Task{}}
+		doneHere, total := 0, len(ph.Tasks)
+		for _, t := range ph.Tasks {
+			s := byID[t.ID]
+			tk := &Task{ID: t.ID, Name: plan.Slug(t.Title), Title: t.Title, Status: string(s.Status),
+				OwnCommits: s.OwnCommits, StackParent: s.StackParent, Worktree: wtByTask[t.ID]}
+			if s.Branch != nil {
+				tk.Branch = strp(s.Branch.Name)
+				tk.Commit = strp(s.Branch.OID)
+				if !s.Branch.CommitTime.IsZero() {
+					ct := s.Branch.CommitTime.UTC()
+					tk.CommittedAt = &ct
+				}
+			}
+			for _, b := range s.Branches {
+				tk.Branches = append(tk.Branches, b.Name)
+			}
+			if s.Status == branches.Conflict {
+				rep.Problems = append(rep.Problems, Problem{Kind: "conflict", Task: t.ID,
+					Message: fmt.Sprintf("task %s has %d branches: %s (delete all but one)", t.ID, len(s.Branches), strings.Join(tk.Branches, ", "))})
+			}
+			if s.Status.Done() {
+				doneHere++
+				rep.CompletedTasks++
+				anyDone = true
+			}
+			if s.Status == branches.Completed && s.Branch != nil {
+				if rep.LastCommit == nil || !s.Branch.CommitTime.Before(rep.LastCommit.CommittedAt) {
+					rep.LastCommit = &LastCommit{Commit: s.Branch.OID, Task: t.ID, CommittedAt: s.Branch.CommitTime.UTC()}
+				}
+			}
+			rep.TotalTasks++
+			out.Tasks = append(out.Tasks, tk)
+		}
+		rep.PhasesTotal++
+		complete := doneHere == total
+		if complete {
+			rep.PhasesCompleted++
+		}
+		inScope := st.fromPhase == 0 || ph.Number >= st.fromPhase
+		switch {
+		case !inScope:
+			out.Status = "out_of_scope"
+		case complete:
+			out.Status = "completed"
+		case resumeSet:
+			out.Status = "blocked"
+		default:
+			resumeSet = true
+			if doneHere > 0 {
+				out.Status = "in_progress"
+			} else {
+				out.Status = "not_started"
+			}
+			rep.Resume = st.resumePoint(ph, out)
+		}
+		rep.Phases = append(rep.Phases, out)
+	}
+	rep.FromPhase = st.fromPhase
+	switch {
+	case rep.Resume == nil:
+		rep.Status = "completed"
+	case !anyDone:
+		rep.Status = "not_started"
+	default:
+		rep.Status = "in_progress"
+		rep.Interrupted = true
+	}
+}
+
+// resumePoint applies SPEC 3: in a parallel phase every incomplete task runs
+// at once; in a sequential one only the first. A task in conflict is never
+// runnable: a third branch would only deepen the conflict.
+func (st *State) resumePoint(ph *plan.Phase, out Phase) *Resume {
+	r := &Resume{Phase: ph.Number, Mode: string(ph.Mode), Kind: "phase_boundary", Tasks: []string{}}
+	for _, tk := range out.Tasks {
+		if tk.Status == string(branches.Completed) || tk.Status == string(branches.Merged) {
+			r.Kind = "mid_phase"
+		}
+	}
+	for _, tk := range out.Tasks {
+		if tk.Status == string(branches.Completed) || tk.Status == string(branches.Merged) {
+			continue
+		}
+		if tk.Status != string(branches.Conflict) {
+			tk.Runnable = true
+			r.Tasks = append(r.Tasks, tk.ID)
+		}
+		if ph.Mode == plan.Sequential {
+			break
+		}
+	}
+	return r
+}

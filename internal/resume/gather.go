@@ -1,0 +1,352 @@
+package resume
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/plan"
+	"github.com/taskresume/git-taskresume/internal/worktree"
+)
+
+// Options select the run and how to read it.
+type Options struct {
+	Run string
+	// PlanPath is --plan: a file path, or REV:PATH to read it from a commit.
+	PlanPath string
+	// Base is --base.
+	Base string
+	// FromPhase puts phases numbered below it out of scope.
+	FromPhase int
+	// Cwd is the directory the command runs in ("" for the process's).
+	Cwd string
+}
+
+// InputError is bad usage or input: exit code 2, nothing changed.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+func inputErr(format string, a ...any) error { return &InputError{fmt.Sprintf(format, a...)} }
+
+// State is everything gathered about a run: the report plus what
+// git-taskclean needs to act on it.
+type State struct {
+	Repo      *gitcmd.Repo
+	Plan      *plan.Plan
+	Report    *Report
+	Worktrees []*worktree.Worktree // the run's worktrees, from git
+	// TaskBranches are every local branch of the run, matched or not.
+	TaskBranches []branches.Branch
+	MainBranch   *branches.Branch
+	States       []branches.TaskState
+	// WorktreeDir is where task worktrees live (taskresume.worktreeDir).
+	WorktreeDir string
+	fromPhase   int
+}
+
+// OpenRepo opens the repository at dir, or says plainly that there is none.
+func OpenRepo(ctx context.Context, dir string) (*gitcmd.Repo, error) {
+	repo, err := gitcmd.Open(ctx, dir)
+	if errors.Is(err, gitcmd.ErrNotRepo) {
+		where := dir
+		if where == "" {
+			where, _ = os.Getwd()
+		}
+		return nil, inputErr("not a git repository: %s (run it inside the repository of the run)", where)
+	}
+	return repo, err
+}
+
+// Gather reads a run's state. The git processes it starts are fixed,
+// whatever the number of tasks or branches: rev-parse, config,
+// for-each-ref, worktree list, one rev-list of the commits the run added,
+// one rev-list of commits on detached worktree HEADs that no ref holds (only
+// when such worktrees exist), plus one status per existing worktree of the
+// run (dirtiness is a property of each working tree; a report with no live
+// worktrees starts none).
+func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error) {
+	if err := plan.ValidateRunID(opts.Run); err != nil {
+		return nil, &InputError{err.Error()}
+	}
+	run := opts.Run
+	cfg, err := repo.Config(ctx, "taskresume")
+	if err != nil {
+		return nil, fmt.Errorf("read git config: %w", err)
+	}
+	st := &State{Repo: repo, WorktreeDir: ".worktrees"}
+	if d := cfg["taskresume.worktreedir"]; d != "" {
+		st.WorktreeDir = filepath.Clean(d)
+	}
+	rep := &Report{SchemaVersion: SchemaVersion, RunID: run, Problems: []Problem{},
+		Phases: []Phase{}, Worktrees: []*Worktree{}, UnknownBranches: []string{}, StaleWorktrees: []string{}}
+	st.Report = rep
+
+	p, planName, warns, err := loadPlan(ctx, repo, opts, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		st.Plan = p
+		rep.Plan = &planName
+	}
+	for _, w := range warns {
+		rep.Problems = append(rep.Problems, Problem{Kind: "plan_warning", Message: w.String()})
+	}
+
+	refs, err := repo.Refs(ctx,
+		"refs/heads/"+branches.TaskPrefix(run)+"*",
+		"refs/heads/"+branches.MainBranch(run),
+		"refs/heads/main", "refs/heads/master", "refs/remotes/origin/HEAD")
+	if err != nil {
+		return nil, fmt.Errorf("list branches: %w", err)
+	}
+	byName := map[string]gitcmd.Ref{}
+	for _, r := range refs {
+		byName[r.Name] = r
+		short := strings.TrimPrefix(r.Name, "refs/heads/")
+		if strings.HasPrefix(short, branches.TaskPrefix(run)) && r.Type == "commit" {
+			st.TaskBranches = append(st.TaskBranches, branches.Branch{Name: short, Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime})
+		}
+	}
+	if r, ok := byName["refs/heads/"+branches.MainBranch(run)]; ok {
+		st.MainBranch = &branches.Branch{Name: branches.MainBranch(run), Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime}
+	}
+
+	base, err := resolveBase(ctx, repo, opts, cfg, byName, run)
+	if err != nil {
+		return nil, err
+	}
+	rep.Base = base
+
+	wts, err := worktree.List(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+
+	if p == nil && len(st.TaskBranches) == 0 && st.MainBranch == nil && !hasRunWorktree(wts, run) {
+		return nil, inputErr("unknown run %q: no plan at %s and no branch %s* (check the run id, or pass --plan)", run, planName, branches.TaskPrefix(run))
+	}
+
+	m := branches.MatchBranches(run, p, st.TaskBranches)
+	for _, b := range m.Unknown {
+		rep.UnknownBranches = append(rep.UnknownBranches, b.Name)
+	}
+
+	// One walk: every commit reachable from a task tip and not from the base.
+	var tips []string
+	seen := map[string]bool{}
+	for _, b := range st.TaskBranches {
+		if !seen[b.OID] {
+			seen[b.OID] = true
+			tips = append(tips, b.OID)
+		}
+	}
+	sort.Strings(tips)
+	commits, err := repo.Walk(ctx, tips, []string{base.Commit})
+	if err != nil {
+		return nil, fmt.Errorf("walk the run's history: %w", err)
+	}
+	if repo.Shallow {
+		if err := checkShallow(repo, commits); err != nil {
+			return nil, err
+		}
+	}
+
+	if p != nil {
+		st.States = branches.Decide(p, m, commits, nil)
+		if opts.FromPhase != 0 {
+			found := false
+			for _, ph := range p.Phases {
+				found = found || ph.Number == opts.FromPhase
+			}
+			if !found {
+				return nil, inputErr("--from-phase %d: the plan has no phase %d", opts.FromPhase, opts.FromPhase)
+			}
+			st.fromPhase = opts.FromPhase
+		}
+	}
+
+	runWts := st.classifyWorktrees(ctx, wts, m)
+	st.build(runWts, m)
+	return st, nil
+}
+
+func hasRunWorktree(wts []*worktree.Worktree, run string) bool {
+	for _, w := range wts {
+		if belongsToRun(w, run) {
+			return true
+		}
+	}
+	return false
+}
+
+func belongsToRun(w *worktree.Worktree, run string) bool {
+	name := w.Name()
+	br := w.BranchShort()
+	return strings.HasPrefix(name, branches.TaskPrefix(run)) || name == branches.MainBranch(run) ||
+		strings.HasPrefix(br, branches.TaskPrefix(run)) || br == branches.MainBranch(run)
+}
+
+// checkShallow refuses to answer when the walk reached a shallow boundary:
+// beyond it git pretends there is no history, and counts come out wrong.
+func checkShallow(repo *gitcmd.Repo, commits []gitcmd.Commit) error {
+	f, err := os.Open(filepath.Join(repo.CommonDir, "shallow"))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	boundary := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		boundary[strings.TrimSpace(sc.Text())] = true
+	}
+	for _, c := range commits {
+		if boundary[c.OID] {
+			return inputErr("this clone is shallow and the run's history goes past its boundary at %s: fetch more (git fetch --unshallow; in CI, fetch-depth: 0)", c.OID[:12])
+		}
+	}
+	return nil
+}
+
+// loadPlan reads the plan. A plan the user named must exist; the default
+// one may be missing, and then the report lists branches only.
+func loadPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string) (*plan.Plan, string, []plan.Warning, error) {
+	given := opts.PlanPath != ""
+	spec := opts.PlanPath
+	fromConfig := false
+	if spec == "" {
+		if pat := cfg["taskresume.plan"]; pat != "" {
+			spec, fromConfig, given = strings.ReplaceAll(pat, "{run}", opts.Run), true, true
+		} else {
+			spec = filepath.Join("specs", opts.Run, "plan.md")
+			fromConfig = true
+		}
+	}
+	var data []byte
+	var name string
+	var err error
+	rev, path, isRev := splitRevPath(spec, opts.Cwd)
+	switch {
+	case isRev:
+		name = spec
+		data, err = repo.ReadBlob(ctx, rev, path)
+		if err != nil {
+			return nil, name, nil, inputErr("read plan %s: %v (check the revision and path, e.g. main:specs/%s/plan.md)", spec, firstLine(err), opts.Run)
+		}
+	case repo.TopLevel == "" && fromConfig && !filepath.IsAbs(spec):
+		// A bare repository has no working tree: read the plan from HEAD.
+		name = "HEAD:" + filepath.ToSlash(spec)
+		data, err = repo.ReadBlob(ctx, "HEAD", filepath.ToSlash(spec))
+		if err != nil {
+			if given {
+				return nil, name, nil, inputErr("read plan %s: %v", name, firstLine(err))
+			}
+			return nil, name, nil, nil
+		}
+	default:
+		full := spec
+		if !filepath.IsAbs(full) {
+			if fromConfig {
+				full = filepath.Join(repo.TopLevel, spec)
+			} else if opts.Cwd != "" {
+				full = filepath.Join(opts.Cwd, spec)
+			}
+		}
+		name = spec
+		data, err = os.ReadFile(full)
+		if err != nil {
+			if !given && errors.Is(err, os.ErrNotExist) {
+				return nil, name, nil, nil
+			}
+			return nil, name, nil, inputErr("read plan %s: %v", spec, unwrapPathErr(err))
+		}
+	}
+	p, warns, err := plan.Parse(name, data)
+	if err != nil {
+		return nil, name, nil, &InputError{"plan " + err.Error()}
+	}
+	if p.RunID != opts.Run {
+		return nil, name, nil, inputErr("%s:%d: plan is for run %q, not %q (pass the plan's run id, or --plan for the right plan)", name, p.RunIDLine, p.RunID, opts.Run)
+	}
+	return p, name, warns, nil
+}
+
+// splitRevPath tells a REV:PATH plan from a file path. A name with a colon
+// is a file when such a file exists.
+func splitRevPath(spec, cwd string) (rev, path string, ok bool) {
+	i := strings.Index(spec, ":")
+	if i <= 0 {
+		return "", "", false
+	}
+	full := spec
+	if !filepath.IsAbs(full) && cwd != "" {
+		full = filepath.Join(cwd, spec)
+	}
+	if _, err := os.Stat(full); err == nil {
+		return "", "", false
+	}
+	return spec[:i], spec[i+1:], true
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// resolveBase applies SPEC 3's order: --base, taskresume.base, <run>-main,
+// origin/HEAD, main, master. None existing is an error, never a silent zero.
+func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, refs map[string]gitcmd.Ref, run string) (BaseRef, error) {
+	for _, c := range []struct{ rev, source string }{{opts.Base, "flag"}, {cfg["taskresume.base"], "config"}} {
+		if c.rev == "" {
+			continue
+		}
+		oid, err := repo.ResolveCommit(ctx, c.rev)
+		if err != nil {
+			what := "--base"
+			if c.source == "config" {
+				what = "git config taskresume.base"
+			}
+			return BaseRef{}, inputErr("base %q (from %s) is not a commit in this repository: pass an existing branch", c.rev, what)
+		}
+		return BaseRef{Ref: c.rev, Commit: oid, Source: c.source}, nil
+	}
+	if r, ok := refs["refs/heads/"+branches.MainBranch(run)]; ok {
+		return BaseRef{Ref: branches.MainBranch(run), Commit: r.OID, Source: "run-main"}, nil
+	}
+	if r, ok := refs["refs/remotes/origin/HEAD"]; ok && r.Symref != "" && r.OID != "" {
+		return BaseRef{Ref: strings.TrimPrefix(r.Symref, "refs/remotes/"), Commit: r.OID, Source: "origin-head"}, nil
+	}
+	for _, b := range []string{"main", "master"} {
+		if r, ok := refs["refs/heads/"+b]; ok {
+			return BaseRef{Ref: b, Commit: r.OID, Source: b}, nil
+		}
+	}
+	return BaseRef{}, inputErr("no base branch for run %s: none of %s, origin/HEAD, main, master exists (pass --base REF or set git config taskresume.base)", run, branches.MainBranch(run))
+}
+
+// ValidRun checks a user-given run id; the error is an *InputError.
+func ValidRun(run string) (string, error) {
+	if err := plan.ValidateRunID(run); err != nil {
+		return "", &InputError{err.Error()}
+	}
+	return run, nil
+}

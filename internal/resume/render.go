@@ -1,0 +1,200 @@
+package resume
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Style decides colour. Colour is for terminals only, and NO_COLOR wins.
+type Style struct{ Color bool }
+
+// StyleFor returns the style for writing to f.
+func StyleFor(f *os.File) Style {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return Style{}
+	}
+	fi, err := f.Stat()
+	return Style{Color: err == nil && fi.Mode()&os.ModeCharDevice != 0}
+}
+
+func (s Style) paint(code, text string) string {
+	if !s.Color {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+func (s Style) status(st string) string {
+	switch st {
+	case "completed", "merged":
+		return s.paint("32", st)
+	case "empty", "in_progress":
+		return s.paint("33", st)
+	case "conflict":
+		return s.paint("31", st)
+	case "blocked", "out_of_scope":
+		return s.paint("2", st)
+	}
+	return st
+}
+
+// Render writes the human report. rel is the directory paths are shown
+// relative to ("" for absolute paths).
+func Render(w io.Writer, rep *Report, style Style, rel string) {
+	path := func(p string) string {
+		if rel != "" {
+			if r, err := filepath.Rel(rel, p); err == nil && !strings.HasPrefix(r, "..") {
+				return r
+			}
+		}
+		return p
+	}
+	fmt.Fprintf(w, "Run %s: %s", rep.RunID, style.status(rep.Status))
+	if rep.Plan != nil {
+		fmt.Fprintf(w, ", %d/%d tasks, %d/%d phases", rep.CompletedTasks, rep.TotalTasks, rep.PhasesCompleted, rep.PhasesTotal)
+	}
+	fmt.Fprintln(w)
+	if rep.Plan != nil {
+		fmt.Fprintf(w, "plan %s, base %s (%s)\n", *rep.Plan, rep.Base.Ref, short(rep.Base.Commit))
+	} else {
+		fmt.Fprintf(w, "base %s (%s)\n", rep.Base.Ref, short(rep.Base.Commit))
+	}
+
+	for _, ph := range rep.Phases {
+		fmt.Fprintf(w, "\nPhase %d: %s (%s): %s\n", ph.Number, ph.Name, ph.Mode, style.status(ph.Status))
+		for _, t := range ph.Tasks {
+			mark := "  "
+			if t.Runnable {
+				mark = style.paint("1", "->")
+			}
+			line := fmt.Sprintf("  %s %-6s %-10s %s", mark, t.ID, style.status(t.Status), t.Title)
+			if t.Branch != nil {
+				line += fmt.Sprintf("  [%s, %s", *t.Branch, plural(t.OwnCommits, "own commit"))
+				if t.CommittedAt != nil {
+					line += ", " + t.CommittedAt.Local().Format("2006-01-02 15:04")
+				}
+				if t.StackParent != "" {
+					line += ", on " + t.StackParent
+				}
+				line += "]"
+			}
+			if len(t.Branches) > 0 {
+				line += "  [branches: " + strings.Join(t.Branches, ", ") + "]"
+			}
+			fmt.Fprintln(w, line)
+			if t.Worktree != nil {
+				fmt.Fprintf(w, "              worktree %s: %s\n", path(t.Worktree.Path), describeWorktree(t.Worktree))
+			}
+		}
+	}
+
+	var others []*Worktree
+	for _, wt := range rep.Worktrees {
+		if wt.Task == "" || wt.Task == "?" {
+			others = append(others, wt)
+		}
+	}
+	if len(others) > 0 {
+		fmt.Fprintln(w, "\nOther worktrees of the run:")
+		for _, wt := range others {
+			fmt.Fprintf(w, "  %s: %s\n", path(wt.Path), describeWorktree(wt))
+		}
+	}
+	if rep.Plan == nil && len(rep.UnknownBranches) > 0 {
+		fmt.Fprintln(w, "\nBranches of the run:")
+		for _, b := range rep.UnknownBranches {
+			fmt.Fprintf(w, "  %s\n", b)
+		}
+	}
+
+	fmt.Fprintln(w)
+	switch {
+	case rep.Plan == nil:
+		fmt.Fprintln(w, "No plan: cannot tell what remains.")
+	case rep.Resume == nil:
+		fmt.Fprintln(w, "Run complete: nothing to resume.")
+	default:
+		r := rep.Resume
+		kind := strings.ReplaceAll(r.Kind, "_", " ")
+		switch {
+		case len(r.Tasks) == 0:
+			fmt.Fprintf(w, "Resume at phase %d (%s, %s): nothing runnable until the conflicts below are resolved.\n", r.Phase, r.Mode, kind)
+		case len(r.Tasks) == 1:
+			fmt.Fprintf(w, "Resume at phase %d (%s, %s): run task %s.\n", r.Phase, r.Mode, kind, r.Tasks[0])
+		default:
+			fmt.Fprintf(w, "Resume at phase %d (%s, %s): run tasks %s in parallel.\n", r.Phase, r.Mode, kind, strings.Join(r.Tasks, ", "))
+		}
+	}
+	if rep.LastCommit != nil {
+		fmt.Fprintf(w, "Last commit: %s on task %s, %s.\n", short(rep.LastCommit.Commit), rep.LastCommit.Task,
+			rep.LastCommit.CommittedAt.Local().Format(time.RFC3339))
+	}
+	var notes []Problem
+	for _, p := range rep.Problems {
+		if p.Kind != "stale_worktree" {
+			notes = append(notes, p)
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "\nProblems:")
+		for _, p := range notes {
+			fmt.Fprintf(w, "  %s: %s\n", style.paint("33", p.Kind), p.Message)
+		}
+	}
+	if len(rep.StaleWorktrees) > 0 {
+		fmt.Fprintf(w, "\n%s stale; to save their work and remove them:\n  %s\n",
+			plural(len(rep.StaleWorktrees), "worktree"), rep.CleanCommand)
+	}
+}
+
+func describeWorktree(w *Worktree) string {
+	var parts []string
+	switch w.State {
+	case "missing":
+		parts = append(parts, "directory missing")
+	case "locked":
+		parts = append(parts, "locked ("+orText(w.LockReason, "no reason given")+")")
+	default:
+		if w.Staged+w.Unstaged+w.Untracked > 0 {
+			parts = append(parts, fmt.Sprintf("dirty (%d staged, %d unstaged, %d untracked)", w.Staged, w.Unstaged, w.Untracked))
+		} else if w.State != "unknown" {
+			parts = append(parts, "clean")
+		}
+	}
+	if w.Detached {
+		parts = append(parts, "detached at "+short(w.Head))
+	} else if w.Branch != "" {
+		parts = append(parts, "on "+w.Branch)
+	}
+	if w.Unreachable > 0 {
+		parts = append(parts, plural(w.Unreachable, "commit")+" on no branch")
+	}
+	if w.Error != "" {
+		parts = append(parts, "unreadable: "+w.Error)
+	}
+	if w.Current {
+		parts = append(parts, "current")
+	}
+	if w.Stale {
+		parts = append(parts, "stale")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func short(oid string) string {
+	if len(oid) > 12 {
+		return oid[:12]
+	}
+	return oid
+}

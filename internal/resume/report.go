@@ -1,0 +1,131 @@
+// Package resume is the git-taskresume workflow: it gathers a run's state
+// from git in a fixed number of processes (see Gather) and turns it into the
+// report and the JSON document of SPEC 4.
+package resume
+
+import (
+	"time"
+)
+
+// SchemaVersion is the version of the JSON document; fields may be added
+// without changing it, never renamed.
+const SchemaVersion = 1
+
+// Report is the JSON document of `git taskresume <run> --json`.
+type Report struct {
+	SchemaVersion   int     `json:"schema_version"`
+	RunID           string  `json:"run_id"`
+	Plan            *string `json:"plan"`
+	Base            BaseRef `json:"base"`
+	Status          string  `json:"status"`
+	Interrupted     bool    `json:"interrupted"`
+	CompletedTasks  int     `json:"completed_tasks"`
+	TotalTasks      int     `json:"total_tasks"`
+	PhasesCompleted int     `json:"phases_completed"`
+	PhasesTotal     int     `json:"phases_total"`
+	FromPhase       int     `json:"from_phase,omitempty"`
+	Phases          []Phase `json:"phases"`
+	Resume          *Resume `json:"resume"`
+	// LastCommit is the newest tip of any task branch with commits of its
+	// own: where the run stopped.
+	LastCommit *LastCommit `json:"last_commit"`
+	// Worktrees lists every worktree of the run, the run's main one and
+	// worktrees of unknown tasks included.
+	Worktrees       []*Worktree `json:"worktrees"`
+	UnknownBranches []string    `json:"unknown_branches"`
+	// StaleWorktrees are the paths `git taskclean --run <run>` would remove.
+	StaleWorktrees []string  `json:"stale_worktrees"`
+	CleanCommand   string    `json:"clean_command,omitempty"`
+	Problems       []Problem `json:"problems"`
+	// GitProcesses is how many git processes built this report.
+	GitProcesses int `json:"git_processes"`
+}
+
+// BaseRef is the branch own commits are counted against.
+type BaseRef struct {
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+	// Source says how it was chosen: flag, config, run-main, origin-head,
+	// main, master.
+	Source string `json:"source"`
+}
+
+// Phase is one phase of the plan.
+type Phase struct {
+	Number int    `json:"number"`
+	Name   string `json:"name"`
+	Mode   string `json:"mode"`
+	// Status: completed, in_progress (some task done), not_started,
+	// blocked (an earlier phase is incomplete), out_of_scope (--from-phase).
+	Status string  `json:"status"`
+	Tasks  []*Task `json:"tasks"`
+}
+
+// Task is one task's state.
+type Task struct {
+	ID string `json:"id"`
+	// Name is the slug, as orchestrators name tasks; Title is the heading.
+	Name        string     `json:"name"`
+	Title       string     `json:"title"`
+	Status      string     `json:"status"`
+	Branch      *string    `json:"branch"`
+	Commit      *string    `json:"commit"`
+	OwnCommits  int        `json:"own_commits"`
+	CommittedAt *time.Time `json:"committed_at"`
+	StackParent string     `json:"stack_parent,omitempty"`
+	// Branches lists every claimant of a task in conflict.
+	Branches []string  `json:"branches,omitempty"`
+	Worktree *Worktree `json:"worktree"`
+	Runnable bool      `json:"runnable"`
+}
+
+// Worktree is a worktree of the run.
+type Worktree struct {
+	Path string `json:"path"`
+	// Task is the task id it belongs to; "" for the run's main worktree.
+	Task string `json:"task,omitempty"`
+	// State: clean, dirty, missing, locked, detached_with_commits, unknown.
+	State      string `json:"state"`
+	Head       string `json:"head,omitempty"`
+	Branch     string `json:"branch,omitempty"`
+	Detached   bool   `json:"detached"`
+	Locked     bool   `json:"locked"`
+	LockReason string `json:"lock_reason,omitempty"`
+	Missing    bool   `json:"missing"`
+	Staged     int    `json:"staged"`
+	Unstaged   int    `json:"unstaged"`
+	Untracked  int    `json:"untracked"`
+	// Unreachable counts commits on the worktree's HEAD that no branch, tag
+	// or remote-tracking ref holds: lost if the worktree were removed.
+	Unreachable int    `json:"unreachable_commits"`
+	Stale       bool   `json:"stale"`
+	Error       string `json:"error,omitempty"`
+	// Current is true for the worktree the command runs in.
+	Current bool `json:"current,omitempty"`
+}
+
+// Resume is where to pick the run up.
+type Resume struct {
+	Phase int    `json:"phase"`
+	Mode  string `json:"mode"`
+	// Kind: phase_boundary when no task of the phase is done yet, mid_phase
+	// otherwise.
+	Kind  string   `json:"kind"`
+	Tasks []string `json:"tasks"`
+}
+
+// LastCommit is the newest tip of a finished task branch.
+type LastCommit struct {
+	Commit      string    `json:"commit"`
+	Task        string    `json:"task"`
+	CommittedAt time.Time `json:"committed_at"`
+}
+
+// Problem is something the user should know or fix.
+type Problem struct {
+	// Kind: conflict, unknown_branch, unknown_worktree, stale_worktree,
+	// unreachable_commits, plan_warning, no_plan.
+	Kind    string `json:"kind"`
+	Task    string `json:"task,omitempty"`
+	Message string `json:"message"`
+}

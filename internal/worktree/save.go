@@ -1,0 +1,220 @@
+package worktree
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+)
+
+// Identity is used for the commits that hold saved work: they are records
+// made by the tool, and a CI machine may have no user.name at all.
+var Identity = []string{
+	"GIT_AUTHOR_NAME=git-taskclean", "GIT_AUTHOR_EMAIL=git-taskclean@localhost",
+	"GIT_COMMITTER_NAME=git-taskclean", "GIT_COMMITTER_EMAIL=git-taskclean@localhost",
+}
+
+// Snapshot is the saved state of a worktree: one commit whose first parent
+// is the worktree's HEAD. When there was uncommitted work it has the shape of
+// a `git stash` entry (parents HEAD, index, and untracked files when there
+// were any), so `git stash apply --index` brings back exactly what was
+// staged, unstaged and untracked.
+type Snapshot struct {
+	Path   string
+	Head   string
+	Commit string
+	// Stash is true when Commit is stash-shaped (there was uncommitted work).
+	Stash bool
+	// Unsaved lists untracked entries git cannot add as files (embedded
+	// repositories); they are reported, and the worktree is not removed.
+	Unsaved []string
+}
+
+// gitDirOf reads the worktree's .git file to find its private git directory
+// (index, HEAD), without starting git.
+func gitDirOf(path string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(path, ".git"))
+	if err != nil {
+		return "", err
+	}
+	s := strings.TrimSpace(string(data))
+	if !strings.HasPrefix(s, "gitdir: ") {
+		return "", fmt.Errorf("%s/.git is not a gitdir file", path)
+	}
+	dir := strings.TrimPrefix(s, "gitdir: ")
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(path, dir)
+	}
+	return dir, nil
+}
+
+// Save commits a worktree's uncommitted work without touching its index or
+// files: the index is copied, and the copies are what git adds to. tmpDir
+// must be on the repository's filesystem and is used for the index copies.
+// dirty says whether there is uncommitted work to save; when false, the
+// snapshot only records HEAD (which keeps commits on a detached HEAD
+// reachable).
+func Save(ctx context.Context, repo *gitcmd.Repo, path, head, tmpDir string, dirty bool, msg string) (*Snapshot, error) {
+	// Objects are written from the repository, so that a worktree whose
+	// directory is gone can still have its HEAD recorded; only the dirty
+	// case reads the worktree's files.
+	r := gitcmd.Runner{Dir: path}
+	if !dirty {
+		r = repo.Runner
+	}
+	snap := &Snapshot{Path: path, Head: head}
+	commit := func(tree string, parents []string, m string) (string, error) {
+		args := []string{"commit-tree", tree, "-m", m}
+		for _, p := range parents {
+			args = append(args, "-p", p)
+		}
+		out, err := r.RunEnv(ctx, Identity, nil, args...)
+		return strings.TrimSpace(string(out)), err
+	}
+	var headParents []string
+	if head != "" {
+		headParents = []string{head}
+	}
+	if !dirty {
+		c, err := commit(head+"^{tree}", headParents, msg)
+		if err != nil {
+			return nil, fmt.Errorf("save %s: %w", path, err)
+		}
+		snap.Commit = c
+		return snap, nil
+	}
+
+	gd, err := gitDirOf(path)
+	if err != nil {
+		return nil, fmt.Errorf("save %s: %w", path, err)
+	}
+	tmp, err := os.MkdirTemp(tmpDir, "taskclean-index-")
+	if err != nil {
+		return nil, fmt.Errorf("save %s: %w", path, err)
+	}
+	defer os.RemoveAll(tmp)
+	idx := filepath.Join(tmp, "index")
+	if err := copyFile(filepath.Join(gd, "index"), idx); err != nil && !os.IsNotExist(err) {
+		return nil, fmt.Errorf("save %s: copy index: %w", path, err)
+	}
+	withIdx := func(file string) []string { return []string{"GIT_INDEX_FILE=" + file} }
+
+	out, err := r.RunEnv(ctx, withIdx(idx), nil, "write-tree")
+	if err != nil {
+		return nil, fmt.Errorf("save %s: index tree: %w", path, err)
+	}
+	indexTree := strings.TrimSpace(string(out))
+	if _, err := r.RunEnv(ctx, withIdx(idx), nil, "add", "--update", "--", "."); err != nil {
+		return nil, fmt.Errorf("save %s: %w", path, err)
+	}
+	out, err = r.RunEnv(ctx, withIdx(idx), nil, "write-tree")
+	if err != nil {
+		return nil, fmt.Errorf("save %s: worktree tree: %w", path, err)
+	}
+	workTree := strings.TrimSpace(string(out))
+
+	// Untracked files that are not ignored go into a third tree, as
+	// `git stash -u` does.
+	out, err = r.RunEnv(ctx, withIdx(idx), nil, "ls-files", "-z", "--others", "--exclude-standard")
+	if err != nil {
+		return nil, fmt.Errorf("save %s: list untracked: %w", path, err)
+	}
+	var files []string
+	for _, f := range bytes.Split(out, []byte{0}) {
+		if len(f) == 0 {
+			continue
+		}
+		if bytes.HasSuffix(f, []byte("/")) { // an embedded repository
+			snap.Unsaved = append(snap.Unsaved, string(f))
+			continue
+		}
+		files = append(files, string(f))
+	}
+	untrackedCommit := ""
+	if len(files) > 0 {
+		uidx := filepath.Join(tmp, "untracked")
+		in := []byte(strings.Join(files, "\x00") + "\x00")
+		if _, err := r.RunEnv(ctx, withIdx(uidx), in, "update-index", "--add", "-z", "--stdin"); err != nil {
+			return nil, fmt.Errorf("save %s: add untracked: %w", path, err)
+		}
+		out, err = r.RunEnv(ctx, withIdx(uidx), nil, "write-tree")
+		if err != nil {
+			return nil, fmt.Errorf("save %s: untracked tree: %w", path, err)
+		}
+		untrackedCommit, err = commit(strings.TrimSpace(string(out)), nil, "untracked files on "+msg)
+		if err != nil {
+			return nil, fmt.Errorf("save %s: %w", path, err)
+		}
+	}
+	indexCommit, err := commit(indexTree, headParents, "index on "+msg)
+	if err != nil {
+		return nil, fmt.Errorf("save %s: %w", path, err)
+	}
+	parents := append(append([]string(nil), headParents...), indexCommit)
+	if untrackedCommit != "" {
+		parents = append(parents, untrackedCommit)
+	}
+	snap.Commit, err = commit(workTree, parents, msg)
+	if err != nil {
+		return nil, fmt.Errorf("save %s: %w", path, err)
+	}
+	snap.Stash = true
+	return snap, nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// Ignored lists the ignored files and directories of a worktree (a wholly
+// ignored directory is one entry ending in "/"): what a removal deletes
+// without saving.
+func Ignored(ctx context.Context, path string) ([]string, error) {
+	out, err := gitcmd.Runner{Dir: path}.Run(ctx, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	if err != nil {
+		return nil, err
+	}
+	var res []string
+	for _, f := range bytes.Split(out, []byte{0}) {
+		if len(f) > 0 {
+			res = append(res, string(f))
+		}
+	}
+	return res, nil
+}
+
+// Remove removes a registered worktree, directory included, through git
+// (which also drops its admin entry, and copes with a missing directory).
+// force is needed when uncommitted work was saved; without it git itself
+// refuses to remove a worktree that changed since we looked.
+func Remove(ctx context.Context, repo *gitcmd.Repo, path string, force bool) error {
+	args := []string{"worktree", "remove"}
+	if force {
+		args = append(args, "--force")
+	}
+	args = append(args, path)
+	r := repo.Runner
+	r.Write = true
+	if _, err := r.Run(ctx, args...); err != nil {
+		return fmt.Errorf("remove worktree %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+// Package worktree lists the linked worktrees git has registered, tells what
+// state each is in, and (for git-taskclean) saves and removes them.
+package worktree
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+)
+
+// Worktree is one entry of `git worktree list --porcelain -z`.
+type Worktree struct {
+	Path     string
+	HEAD     string // commit id; empty in a repository with no commit yet
+	Branch   string // full ref name, "" when detached or bare
+	Detached bool
+	Bare     bool
+	Locked   bool
+	// LockReason is the text given to `git worktree lock --reason`.
+	LockReason string
+	// Prunable is set by git when the worktree's directory is gone.
+	Prunable       bool
+	PrunableReason string
+	// Main is the first entry: the main worktree (or the bare repository).
+	Main bool
+}
+
+// Name is the base name of the worktree directory.
+func (w *Worktree) Name() string { return filepath.Base(w.Path) }
+
+// BranchShort is the branch name without refs/heads/.
+func (w *Worktree) BranchShort() string { return strings.TrimPrefix(w.Branch, "refs/heads/") }
+
+// List returns every worktree of the repository.
+func List(ctx context.Context, repo *gitcmd.Repo) ([]*Worktree, error) {
+	out, err := repo.Run(ctx, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return nil, fmt.Errorf("list worktrees: %w", err)
+	}
+	return Parse(out)
+}
+
+// Parse parses `git worktree list --porcelain -z`: NUL-terminated
+// "key value" attributes, an empty attribute between worktrees. With -z a
+// path may hold any byte but NUL, newlines included.
+func Parse(out []byte) ([]*Worktree, error) {
+	var wts []*Worktree
+	var cur *Worktree
+	for _, attr := range bytes.Split(out, []byte{0}) {
+		if len(attr) == 0 {
+			cur = nil
+			continue
+		}
+		key, val, _ := strings.Cut(string(attr), " ")
+		if key == "worktree" {
+			cur = &Worktree{Path: val, Main: len(wts) == 0}
+			wts = append(wts, cur)
+			continue
+		}
+		if cur == nil {
+			return nil, fmt.Errorf("worktree list: attribute %q before any worktree", key)
+		}
+		switch key {
+		case "HEAD":
+			cur.HEAD = val
+		case "branch":
+			cur.Branch = val
+		case "detached":
+			cur.Detached = true
+		case "bare":
+			cur.Bare = true
+		case "locked":
+			cur.Locked = true
+			cur.LockReason = val
+		case "prunable":
+			cur.Prunable = true
+			cur.PrunableReason = val
+		}
+	}
+	return wts, nil
+}
+
+// State is the condition of a task's worktree, as the report shows it.
+type State string
+
+// The states of a worktree. A worktree may be several at once (locked and
+// dirty); Classify picks the one that matters most to a resumer.
+const (
+	Clean    State = "clean"
+	Dirty    State = "dirty"
+	Missing  State = "missing" // directory gone; `git worktree prune` material
+	Locked   State = "locked"
+	Orphaned State = "detached_with_commits"
+)
+
+// Status is what a worktree holds that git would lose on removal.
+type Status struct {
+	Staged, Unstaged, Untracked int
+	// Err is set when status could not be read (unreadable directory).
+	Err error
+}
+
+// Dirty reports whether anything is uncommitted.
+func (s Status) Dirty() bool { return s.Staged+s.Unstaged+s.Untracked > 0 }
+
+// ReadStatus runs `git status --porcelain=v2 -z` in each directory, a few at
+// a time, and counts what is uncommitted. One process per worktree is the
+// least git needs: dirtiness is a property of each working tree.
+func ReadStatus(ctx context.Context, paths []string) map[string]Status {
+	res := make(map[string]Status, len(paths))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for _, p := range paths {
+		wg.Add(1)
+		go func(p string) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			st := statusOf(ctx, p)
+			mu.Lock()
+			res[p] = st
+			mu.Unlock()
+		}(p)
+	}
+	wg.Wait()
+	return res
+}
+
+func statusOf(ctx context.Context, path string) Status {
+	if fi, err := os.Lstat(path); err != nil || !fi.IsDir() {
+		return Status{Err: fmt.Errorf("worktree %s is not a directory", path)}
+	}
+	out, err := gitcmd.Runner{Dir: path}.Run(ctx, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=no")
+	if err != nil {
+		return Status{Err: err}
+	}
+	return ParseStatus(out)
+}
+
+// ParseStatus counts entries of `git status --porcelain=v2 -z`.
+func ParseStatus(out []byte) Status {
+	var st Status
+	recs := bytes.Split(out, []byte{0})
+	for i := 0; i < len(recs); i++ {
+		r := recs[i]
+		if len(r) < 2 {
+			continue
+		}
+		switch r[0] {
+		case '?':
+			st.Untracked++
+		case '1', '2', 'u':
+			// "1 XY ..." : X is the staged state, Y the unstaged one.
+			if len(r) >= 4 {
+				if r[2] != '.' {
+					st.Staged++
+				}
+				if r[3] != '.' {
+					st.Unstaged++
+				}
+			}
+			if r[0] == '2' {
+				i++ // a rename record is followed by the original path
+			}
+		}
+	}
+	return st
+}
