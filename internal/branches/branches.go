@@ -229,3 +229,25 @@ func (b bitset) count() int {
 	}
 	return n
 }
+
+// Relate tells how tip a stands to tip b inside the run's commits: same,
+// ahead (b is an ancestor of a), behind, diverged, or differs when one of
+// them is already in the base and the set cannot say more.
+func Relate(run []gitcmd.Commit, a, b string) string {
+	if a == b {
+		return "same"
+	}
+	g := newGraph(run)
+	ia, okA := g.index[a]
+	ib, okB := g.index[b]
+	if !okA || !okB {
+		return "differs"
+	}
+	switch {
+	case g.ancestors(ia).has(ib):
+		return "ahead"
+	case g.ancestors(ib).has(ia):
+		return "behind"
+	}
+	return "diverged"
+}

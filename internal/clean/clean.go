@@ -41,6 +41,7 @@ type Options struct {
 	Cwd           string
 	Now           time.Time
 	ExpireBackups time.Duration
+	Remote        string
 }
 
 // Action is one thing the clean did (or, in a dry run, would do).
@@ -112,7 +113,7 @@ type target struct {
 
 // Run performs a clean (or its dry run).
 func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
-	st, err := resume.Gather(ctx, repo, resume.Options{Run: opts.Run, PlanPath: opts.PlanPath, Base: opts.Base, Cwd: opts.Cwd})
+	st, err := resume.Gather(ctx, repo, resume.Options{Run: opts.Run, PlanPath: opts.PlanPath, Base: opts.Base, Cwd: opts.Cwd, Remote: opts.Remote})
 	if err != nil {
 		return nil, err
 	}
@@ -209,6 +210,11 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 	}
 	var delBranches []brTarget
 	for _, bt := range brs {
+		if bt.b.Remote != "" {
+			res.Actions = append(res.Actions, &Action{Op: "skip_branch", Task: bt.task, Branch: bt.b.Remote + "/" + bt.b.Name,
+				Commit: bt.b.OID, Reason: "a remote-tracking branch; git taskclean never deletes remote branches"})
+			continue
+		}
 		if p, ok := keepBranch[bt.b.Name]; ok {
 			res.Actions = append(res.Actions, &Action{Op: "skip_branch", Task: bt.task, Branch: bt.b.Name,
 				Commit: bt.b.OID, Reason: "checked out in " + p + ", which stays"})
@@ -363,7 +369,7 @@ func finish(ctx context.Context, repo *gitcmd.Repo, opts Options, res *Result, l
 			return nil, err
 		}
 	}
-	after, err := resume.Gather(ctx, repo, resume.Options{Run: opts.Run, PlanPath: opts.PlanPath, Base: opts.Base, Cwd: opts.Cwd})
+	after, err := resume.Gather(ctx, repo, resume.Options{Run: opts.Run, PlanPath: opts.PlanPath, Base: opts.Base, Cwd: opts.Cwd, Remote: opts.Remote})
 	if err == nil {
 		res.Report = after.Report
 	}

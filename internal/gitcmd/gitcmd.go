@@ -16,7 +16,14 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
+
+// processes counts git processes started by this program.
+var processes atomic.Int64
+
+// Processes returns how many git processes this program has started.
+func Processes() int64 { return processes.Load() }
 
 // Error is a failed git invocation. Callers use errors.As and look at
 // ExitCode; they never match Stderr text for control flow.
@@ -105,6 +112,7 @@ func (r Runner) RunInput(ctx context.Context, stdin []byte, args ...string) ([]b
 // RunEnv is RunInput with extra environment variables (KEY=VALUE).
 func (r Runner) RunEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
 	trace(r.Dir, args)
+	processes.Add(1)
 	full := args
 	if r.Dir != "" {
 		full = append([]string{"-C", r.Dir}, args...)

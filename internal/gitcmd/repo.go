@@ -306,3 +306,60 @@ func (r *Repo) SavedRefs(ctx context.Context, prefix string) ([]SavedRef, error)
 	}
 	return res, nil
 }
+
+// AddedIn returns the newest commit reachable from rev that added path, or
+// "" when none did.
+func (r *Repo) AddedIn(ctx context.Context, rev, path string) (string, error) {
+	out, err := r.Run(ctx, "log", "-1", "--format=%H", "--diff-filter=A", "--end-of-options", rev, "--", path)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// LogEntry is a commit of the base's history with what marks a task as
+// landed: its subject (merge messages name the branch) and its trailers.
+type LogEntry struct {
+	OID     string
+	Parents []string
+	Subject string
+	RunIDs  []string
+	TaskIDs []string
+}
+
+// Log lists the commits reachable from rev and not from stop ("" for none),
+// with subjects and the Run-Id / Task-Id trailers as git parses them.
+func (r *Repo) Log(ctx context.Context, rev, stop string) ([]LogEntry, error) {
+	args := []string{"log", "--format=%H%x00%P%x00%s%x00%(trailers:key=Run-Id,valueonly,separator=%x2C)%x00%(trailers:key=Task-Id,valueonly,separator=%x2C)%x00",
+		"--end-of-options", rev}
+	if stop != "" {
+		args = append(args, "^"+stop)
+	}
+	out, err := r.Run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var res []LogEntry
+	for _, rec := range bytes.Split(out, []byte("\x00\n")) {
+		if len(rec) == 0 {
+			continue
+		}
+		f := strings.Split(string(rec), "\x00")
+		if len(f) != 5 {
+			return nil, fmt.Errorf("log: unexpected record %q", rec)
+		}
+		res = append(res, LogEntry{OID: f[0], Parents: strings.Fields(f[1]), Subject: f[2],
+			RunIDs: splitList(f[3]), TaskIDs: splitList(f[4])})
+	}
+	return res, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -284,6 +284,7 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 			if s.Branch != nil {
 				tk.Branch = strp(s.Branch.Name)
 				tk.Commit = strp(s.Branch.OID)
+				tk.Source = s.Branch.Remote
 				if !s.Branch.CommitTime.IsZero() {
 					ct := s.Branch.CommitTime.UTC()
 					tk.CommittedAt = &ct
@@ -368,4 +369,39 @@ func (st *State) resumePoint(ph *plan.Phase, out Phase) *Resume {
 		}
 	}
 	return r
+}
+
+// compareRemote records, per task, how the local branch stands to its
+// remote-tracking copy, so that a second machine's work is visible.
+func (st *State) compareRemote(run []gitcmd.Commit) {
+	if len(st.RemoteCopies) == 0 {
+		return
+	}
+	for _, ph := range st.Report.Phases {
+		for _, t := range ph.Tasks {
+			if t.Branch == nil {
+				continue
+			}
+			rb, ok := st.RemoteCopies[*t.Branch]
+			if !ok {
+				continue
+			}
+			rel := branches.Relate(run, *t.Commit, rb.OID)
+			t.Remote = &RemoteCopy{Ref: strings.TrimPrefix(rb.Ref, "refs/remotes/"), Commit: rb.OID, Relation: rel}
+			if rel != "same" {
+				st.Report.Problems = append(st.Report.Problems, Problem{Kind: "remote_differs", Task: t.ID,
+					Message: fmt.Sprintf("local %s is %s %s (%s)", *t.Branch, rel, t.Remote.Ref, relHint(rel))})
+			}
+		}
+	}
+}
+
+func relHint(rel string) string {
+	switch rel {
+	case "ahead":
+		return "push it"
+	case "behind":
+		return "pull it"
+	}
+	return "reconcile them; the local branch is what counts"
 }

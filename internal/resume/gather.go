@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/taskresume/git-taskresume/internal/branches"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
@@ -27,6 +29,8 @@ type Options struct {
 	FromPhase int
 	// Cwd is the directory the command runs in ("" for the process's).
 	Cwd string
+	// Remote also reads refs/remotes/<Remote>/ (local branches win).
+	Remote string
 }
 
 // InputError is bad usage or input: exit code 2, nothing changed.
@@ -46,6 +50,10 @@ type State struct {
 	// TaskBranches are every local branch of the run, matched or not.
 	TaskBranches []branches.Branch
 	MainBranch   *branches.Branch
+	// RemoteCopies holds, per branch name, the remote-tracking copy of a
+	// local task branch (the local one is what counts).
+	RemoteCopies map[string]branches.Branch
+	Remote       string
 	States       []branches.TaskState
 	// WorktreeDir is where task worktrees live (taskresume.worktreeDir).
 	WorktreeDir string
@@ -77,6 +85,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		return nil, &InputError{err.Error()}
 	}
 	run := opts.Run
+	started := gitcmd.Processes()
 	cfg, err := repo.Config(ctx, "taskresume")
 	if err != nil {
 		return nil, fmt.Errorf("read git config: %w", err)
@@ -89,7 +98,8 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		Phases: []Phase{}, Worktrees: []*Worktree{}, UnknownBranches: []string{}, StaleWorktrees: []string{}}
 	st.Report = rep
 
-	p, planName, warns, err := loadPlan(ctx, repo, opts, cfg)
+	var planRepoPath string
+	p, planName, warns, err := loadPlan(ctx, repo, opts, cfg, &planRepoPath)
 	if err != nil {
 		return nil, err
 	}
@@ -101,26 +111,67 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		rep.Problems = append(rep.Problems, Problem{Kind: "plan_warning", Message: w.String()})
 	}
 
-	refs, err := repo.Refs(ctx,
-		"refs/heads/"+branches.TaskPrefix(run)+"*",
-		"refs/heads/"+branches.MainBranch(run),
-		"refs/heads/main", "refs/heads/master", "refs/remotes/origin/HEAD")
+	remote := opts.Remote
+	if remote == "" {
+		remote = cfg["taskresume.remote"]
+	}
+	if remote != "" {
+		if strings.HasPrefix(remote, "-") || plumbing.ReferenceName("refs/remotes/"+remote+"/x").Validate() != nil {
+			return nil, inputErr("remote %q is not a valid remote name", remote)
+		}
+	}
+	st.Remote = remote
+	patterns := []string{
+		"refs/heads/" + branches.TaskPrefix(run) + "*",
+		"refs/heads/" + branches.MainBranch(run),
+		"refs/heads/main", "refs/heads/master", "refs/remotes/origin/HEAD"}
+	remotePrefix := "refs/remotes/" + remote + "/"
+	if remote != "" {
+		patterns = append(patterns, remotePrefix+branches.TaskPrefix(run)+"*", remotePrefix+branches.MainBranch(run))
+	}
+	refs, err := repo.Refs(ctx, patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("list branches: %w", err)
 	}
 	byName := map[string]gitcmd.Ref{}
+	local := map[string]bool{}
+	var remoteOnly []branches.Branch
+	st.RemoteCopies = map[string]branches.Branch{}
 	for _, r := range refs {
 		byName[r.Name] = r
-		short := strings.TrimPrefix(r.Name, "refs/heads/")
-		if strings.HasPrefix(short, branches.TaskPrefix(run)) && r.Type == "commit" {
-			st.TaskBranches = append(st.TaskBranches, branches.Branch{Name: short, Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime})
+		if r.Type != "commit" {
+			continue
+		}
+		b := branches.Branch{Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime}
+		switch {
+		case strings.HasPrefix(r.Name, "refs/heads/"+branches.TaskPrefix(run)):
+			b.Name = strings.TrimPrefix(r.Name, "refs/heads/")
+			local[b.Name] = true
+			st.TaskBranches = append(st.TaskBranches, b)
+		case remote != "" && strings.HasPrefix(r.Name, remotePrefix+branches.TaskPrefix(run)):
+			b.Name, b.Remote = strings.TrimPrefix(r.Name, remotePrefix), remote
+			remoteOnly = append(remoteOnly, b)
 		}
 	}
-	if r, ok := byName["refs/heads/"+branches.MainBranch(run)]; ok {
-		st.MainBranch = &branches.Branch{Name: branches.MainBranch(run), Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime}
+	// Local wins; a remote copy of a local branch is kept for comparison.
+	for _, b := range remoteOnly {
+		if local[b.Name] {
+			st.RemoteCopies[b.Name] = b
+		} else {
+			st.TaskBranches = append(st.TaskBranches, b)
+		}
+	}
+	for _, ref := range []string{"refs/heads/" + branches.MainBranch(run), remotePrefix + branches.MainBranch(run)} {
+		if r, ok := byName[ref]; ok && st.MainBranch == nil && (remote != "" || strings.HasPrefix(ref, "refs/heads/")) {
+			b := branches.Branch{Name: branches.MainBranch(run), Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime}
+			if !strings.HasPrefix(ref, "refs/heads/") {
+				b.Remote = remote
+			}
+			st.MainBranch = &b
+		}
 	}
 
-	base, err := resolveBase(ctx, repo, opts, cfg, byName, run)
+	base, err := resolveBase(ctx, repo, opts, cfg, byName, run, remote)
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +200,12 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			tips = append(tips, b.OID)
 		}
 	}
+	for _, b := range st.RemoteCopies {
+		if !seen[b.OID] {
+			seen[b.OID] = true
+			tips = append(tips, b.OID)
+		}
+	}
 	sort.Strings(tips)
 	commits, err := repo.Walk(ctx, tips, []string{base.Commit})
 	if err != nil {
@@ -162,6 +219,15 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 
 	if p != nil {
 		st.States = branches.Decide(p, m, commits, nil)
+		if !allCompleted(st.States) {
+			merged, err := findMerged(ctx, repo, p, run, base.Commit, planRepoPath)
+			if err != nil {
+				return nil, err
+			}
+			if len(merged) > 0 {
+				st.States = branches.Decide(p, m, commits, merged)
+			}
+		}
 		if opts.FromPhase != 0 {
 			found := false
 			for _, ph := range p.Phases {
@@ -176,6 +242,8 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 
 	runWts := st.classifyWorktrees(ctx, wts, m)
 	st.build(runWts, m)
+	st.compareRemote(commits)
+	rep.GitProcesses = int(gitcmd.Processes() - started)
 	return st, nil
 }
 
@@ -218,7 +286,9 @@ func checkShallow(repo *gitcmd.Repo, commits []gitcmd.Commit) error {
 
 // loadPlan reads the plan. A plan the user named must exist; the default
 // one may be missing, and then the report lists branches only.
-func loadPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string) (*plan.Plan, string, []plan.Warning, error) {
+// repoPath, when set, receives the plan's path inside the repository (what
+// git log needs to find the commit that added it).
+func loadPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, repoPath *string) (*plan.Plan, string, []plan.Warning, error) {
 	given := opts.PlanPath != ""
 	spec := opts.PlanPath
 	fromConfig := false
@@ -237,6 +307,7 @@ func loadPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[stri
 	switch {
 	case isRev:
 		name = spec
+		*repoPath = path
 		data, err = repo.ReadBlob(ctx, rev, path)
 		if err != nil {
 			return nil, name, nil, inputErr("read plan %s: %v (check the revision and path, e.g. main:specs/%s/plan.md)", spec, firstLine(err), opts.Run)
@@ -244,6 +315,7 @@ func loadPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[stri
 	case repo.TopLevel == "" && fromConfig && !filepath.IsAbs(spec):
 		// A bare repository has no working tree: read the plan from HEAD.
 		name = "HEAD:" + filepath.ToSlash(spec)
+		*repoPath = filepath.ToSlash(spec)
 		data, err = repo.ReadBlob(ctx, "HEAD", filepath.ToSlash(spec))
 		if err != nil {
 			if given {
@@ -261,6 +333,9 @@ func loadPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[stri
 			}
 		}
 		name = spec
+		if rel, err := filepath.Rel(repo.TopLevel, full); repo.TopLevel != "" && err == nil && !strings.HasPrefix(rel, "..") {
+			*repoPath = filepath.ToSlash(rel)
+		}
 		data, err = os.ReadFile(full)
 		if err != nil {
 			if !given && errors.Is(err, os.ErrNotExist) {
@@ -314,7 +389,7 @@ func firstLine(err error) string {
 
 // resolveBase applies SPEC 3's order: --base, taskresume.base, <run>-main,
 // origin/HEAD, main, master. None existing is an error, never a silent zero.
-func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, refs map[string]gitcmd.Ref, run string) (BaseRef, error) {
+func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, refs map[string]gitcmd.Ref, run, remote string) (BaseRef, error) {
 	for _, c := range []struct{ rev, source string }{{opts.Base, "flag"}, {cfg["taskresume.base"], "config"}} {
 		if c.rev == "" {
 			continue
@@ -331,6 +406,11 @@ func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[s
 	}
 	if r, ok := refs["refs/heads/"+branches.MainBranch(run)]; ok {
 		return BaseRef{Ref: branches.MainBranch(run), Commit: r.OID, Source: "run-main"}, nil
+	}
+	if remote != "" {
+		if r, ok := refs["refs/remotes/"+remote+"/"+branches.MainBranch(run)]; ok {
+			return BaseRef{Ref: remote + "/" + branches.MainBranch(run), Commit: r.OID, Source: "run-main"}, nil
+		}
 	}
 	if r, ok := refs["refs/remotes/origin/HEAD"]; ok && r.Symref != "" && r.OID != "" {
 		return BaseRef{Ref: strings.TrimPrefix(r.Symref, "refs/remotes/"), Commit: r.OID, Source: "origin-head"}, nil
@@ -349,4 +429,13 @@ func ValidRun(run string) (string, error) {
 		return "", &InputError{err.Error()}
 	}
 	return run, nil
+}
+
+func allCompleted(states []branches.TaskState) bool {
+	for _, s := range states {
+		if s.Status != branches.Completed {
+			return false
+		}
+	}
+	return true
 }

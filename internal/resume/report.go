@@ -77,6 +77,19 @@ type Task struct {
 	Branches []string  `json:"branches,omitempty"`
 	Worktree *Worktree `json:"worktree"`
 	Runnable bool      `json:"runnable"`
+	// Remote is the remote-tracking copy of the local branch (--remote).
+	Remote *RemoteCopy `json:"remote,omitempty"`
+	// Source is the remote a remote-only branch was read from.
+	Source string `json:"source,omitempty"`
+}
+
+// RemoteCopy is a remote-tracking copy of a task branch.
+type RemoteCopy struct {
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+	// Relation of the local branch to it: same, ahead, behind, diverged,
+	// differs.
+	Relation string `json:"relation"`
 }
 
 // Worktree is a worktree of the run.

@@ -62,6 +62,7 @@ func App(stdout io.Writer) *cli.App {
 			&cli.DurationFlag{Name: "expire-backups", Usage: "only delete the run's saved states older than `DURATION`"},
 			&cli.StringFlag{Name: "base", Usage: "count own commits against `REF` (as git taskresume)"},
 			&cli.StringFlag{Name: "plan", Usage: "read the plan from `PATH` or REV:PATH (as git taskresume)"},
+			&cli.StringFlag{Name: "remote", Usage: "also read the run's branches from refs/remotes/`NAME`/ (local wins; default: git config taskresume.remote)"},
 			&cli.BoolFlag{Name: "man", Hidden: true, Usage: "print the man page"},
 		},
 		Action: func(c *cli.Context) error { return action(c, stdout) },
@@ -113,7 +114,7 @@ func action(c *cli.Context, stdout io.Writer) error {
 		Run: c.String("run"), Tasks: c.StringSlice("task"), All: c.Bool("all"), Completed: c.Bool("completed"),
 		DryRun: c.Bool("dry-run"), NoBackup: c.Bool("no-backup"), OlderThan: c.Duration("older-than"),
 		ExpireBackups: c.Duration("expire-backups"), PlanPath: c.String("plan"), Base: c.String("base"),
-		Cwd: cwd, Now: time.Now(),
+		Cwd: cwd, Now: time.Now(), Remote: c.String("remote"),
 	}
 	if _, err := resume.ValidRun(opts.Run); err != nil {
 		return err

@@ -53,6 +53,7 @@ func App(stdout io.Writer) *cli.App {
 			&cli.StringFlag{Name: "base", Usage: "count own commits against `REF` (default: taskresume.base, <run>-main, origin/HEAD, main, master)"},
 			&cli.StringFlag{Name: "plan", Usage: "read the plan from `PATH`, or from a commit as REV:PATH"},
 			&cli.IntFlag{Name: "from-phase", Usage: "put phases before `N` out of scope"},
+			&cli.StringFlag{Name: "remote", Usage: "also read the run's branches from refs/remotes/`NAME`/ (local wins; default: git config taskresume.remote)"},
 			&cli.BoolFlag{Name: "man", Hidden: true, Usage: "print the man page"},
 		},
 		Action: func(c *cli.Context) error { return action(c, stdout) },
@@ -100,7 +101,7 @@ func action(c *cli.Context, stdout io.Writer) error {
 	cwd, _ := os.Getwd()
 	st, err := resume.Gather(ctx, repo, resume.Options{
 		Run: c.Args().First(), PlanPath: c.String("plan"), Base: c.String("base"),
-		FromPhase: c.Int("from-phase"), Cwd: cwd,
+		FromPhase: c.Int("from-phase"), Cwd: cwd, Remote: c.String("remote"),
 	})
 	if err != nil {
 		return err
@@ -180,7 +181,7 @@ func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
 	cwd, _ := os.Getwd()
 	for _, id := range ids {
 		e := ListEntry{RunID: id}
-		st, err := resume.Gather(ctx, repo, resume.Options{Run: id, Base: c.String("base"), Cwd: cwd})
+		st, err := resume.Gather(ctx, repo, resume.Options{Run: id, Base: c.String("base"), Cwd: cwd, Remote: c.String("remote")})
 		if err != nil {
 			e.Status, e.Error = "error", err.Error()
 		} else {
