@@ -199,6 +199,9 @@ func (r *Repo) Walk(ctx context.Context, include, exclude []string) ([]Commit, e
 	if len(include) == 0 {
 		return nil, nil
 	}
+	if err := checkRevs(include, exclude); err != nil {
+		return nil, err
+	}
 	var in bytes.Buffer
 	for _, s := range include {
 		in.WriteString(s + "\n")
@@ -220,12 +223,29 @@ func (r *Repo) WalkNotOnRefs(ctx context.Context, include []string) ([]Commit, e
 	if len(include) == 0 {
 		return nil, nil
 	}
+	if err := checkRevs(include); err != nil {
+		return nil, err
+	}
 	in := strings.Join(include, "\n") + "\n"
 	out, err := r.RunInput(ctx, []byte(in), "rev-list", "--parents", "--stdin", "--not", "--branches", "--tags", "--remotes")
 	if err != nil {
 		return nil, err
 	}
 	return ParseWalk(out), nil
+}
+
+// checkRevs refuses revisions that would change what `rev-list --stdin`
+// reads: a blank line ends its input (silently dropping every revision after
+// it), and a line starting with "-" is read as an option.
+func checkRevs(lists ...[]string) error {
+	for _, l := range lists {
+		for _, s := range l {
+			if strings.TrimSpace(s) == "" || strings.HasPrefix(s, "-") || strings.ContainsAny(s, "\n\r") {
+				return fmt.Errorf("rev-list: unusable revision %q", s)
+			}
+		}
+	}
+	return nil
 }
 
 // ParseWalk parses `rev-list --parents` output.

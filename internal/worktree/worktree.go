@@ -68,7 +68,10 @@ func Parse(out []byte) ([]*Worktree, error) {
 		}
 		switch key {
 		case "HEAD":
-			cur.HEAD = val
+			// An unborn branch shows as the all-zero id; it names no commit.
+			if strings.Trim(val, "0") != "" {
+				cur.HEAD = val
+			}
 		case "branch":
 			cur.Branch = val
 		case "detached":

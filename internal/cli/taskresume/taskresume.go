@@ -163,12 +163,18 @@ func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
 			runs[filepath.Base(filepath.Dir(p))] = true
 		}
 	}
-	refs, err := repo.Refs(ctx, "refs/heads/")
+	patterns := []string{"refs/heads/"}
+	remote := c.String("remote")
+	if remote != "" {
+		patterns = append(patterns, "refs/remotes/"+remote+"/")
+	}
+	refs, err := repo.Refs(ctx, patterns...)
 	if err != nil {
 		return err
 	}
 	for _, r := range refs {
-		if m := runFromBranch.FindStringSubmatch(strings.TrimPrefix(r.Name, "refs/heads/")); m != nil {
+		name := strings.TrimPrefix(strings.TrimPrefix(r.Name, "refs/heads/"), "refs/remotes/"+remote+"/")
+		if m := runFromBranch.FindStringSubmatch(name); m != nil {
 			runs[m[1]] = true
 		}
 	}

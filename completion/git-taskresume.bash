@@ -1,0 +1,51 @@
+# bash completion for `git taskresume` and `git taskclean`.
+#
+# git's own completion (/usr/share/bash-completion/completions/git) calls
+# _git_<subcommand> when such a function exists, so sourcing this file after
+# it is all that is needed; install.sh copies it where bash-completion finds
+# it. zsh users of git's bash-based completion get it through bashcompinit.
+
+__git_taskresume_runs () {
+	git taskresume --list --json 2>/dev/null | sed -n 's/^ *"run_id": "\(.*\)",$/\1/p'
+}
+
+__git_taskresume_tasks () {
+	[ -n "$1" ] || return
+	git taskresume "$1" --json 2>/dev/null | sed -n 's/^ *"id": "\(.*\)",$/\1/p'
+}
+
+_git_taskresume () {
+	case "$cur" in
+	--plan=*|--base=*|--remote=*|--from-phase=*)
+		return ;;
+	-*)
+		__gitcomp "--json --next --exit-code --list --base= --plan= --from-phase= --remote= --help"
+		return ;;
+	esac
+	__gitcomp_nl "$(__git_taskresume_runs)"
+}
+
+_git_taskclean () {
+	local run="" i
+	for ((i = 1; i < ${#words[@]}; i++)); do
+		case "${words[i]}" in
+		--run=*) run="${words[i]#--run=}" ;;
+		--run) run="${words[i+1]}" ;;
+		esac
+	done
+	case "$cur" in
+	--run=*)
+		__gitcomp_nl "$(__git_taskresume_runs)" "" "${cur#--run=}"
+		return ;;
+	--task=*)
+		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#--task=}"
+		return ;;
+	-*)
+		__gitcomp "--run= --task= --all --completed --older-than= --undo --dry-run --json --no-backup --expire-backups= --remote= --base= --plan= --help"
+		return ;;
+	esac
+	case "$prev" in
+	--run) __gitcomp_nl "$(__git_taskresume_runs)" ;;
+	--task) __gitcomp_nl "$(__git_taskresume_tasks "$run")" ;;
+	esac
+}
