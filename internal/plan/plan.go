@@ -742,14 +742,18 @@ func ValidateRunID(id string) error {
 	return nil
 }
 
-// quoteID quotes id for a message, cutting very long ids so that a hostile
-// plan cannot produce a megabyte-long error line.
+// quoteID quotes id for a message. An id longer than any valid one is cut (at
+// a character boundary) so that a hostile plan cannot produce a megabyte-long
+// error line; %q then keeps the message printable whatever the bytes are.
 func quoteID(id string) string {
-	const max = 80
-	if len(id) <= max {
+	if len(id) <= maxRunID {
 		return fmt.Sprintf("%q", id)
 	}
-	return fmt.Sprintf("%q...", id[:max])
+	cut := maxRunID
+	for cut > 0 && !utf8.RuneStart(id[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q...", id[:cut])
 }
 
 func isAlnum(c byte) bool {
@@ -815,7 +819,7 @@ func Slug(title string) string {
 
 // BranchName is the branch of task t in run: "<run>-task-<dashed id>-<slug>",
 // or "<run>-task-<dashed id>" when the title has no slug (an all-emoji title),
-// so that no branch name ends in "-".
+// so that no branch name ends in "-". t must not be nil.
 func BranchName(run string, t *Task) string {
 	name := run + "-task-" + DashedID(t.ID)
 	if s := Slug(t.Title); s != "" {
