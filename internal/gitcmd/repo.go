@@ -77,7 +77,9 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if err != nil {
 		var ge *Error
 		if errors.As(err, &ge) && ge.ExitCode == 128 {
-			return nil, ErrNotRepo
+			// git's own reason: not a repository, dubious ownership, a
+			// missing directory. Callers test for ErrNotRepo.
+			return nil, fmt.Errorf("%s: %w", firstLine(ge.Stderr), ErrNotRepo)
 		}
 		return nil, err
 	}

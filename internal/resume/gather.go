@@ -68,7 +68,8 @@ func OpenRepo(ctx context.Context, dir string) (*gitcmd.Repo, error) {
 		if where == "" {
 			where, _ = os.Getwd()
 		}
-		return nil, inputErr("not a git repository: %s (run it inside the repository of the run)", where)
+		msg := strings.TrimSuffix(err.Error(), ": "+gitcmd.ErrNotRepo.Error())
+		return nil, inputErr("%s (in %s; run it inside the repository of the run)", msg, where)
 	}
 	return repo, err
 }
