@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/claims"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/worktree"
@@ -223,7 +224,17 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 		delBranches = append(delBranches, bt)
 	}
 
-	if len(targets) == 0 && len(delBranches) == 0 {
+	// Claims: a finished task no longer needs one, an expired one is dead;
+	// --all drops every claim of the run.
+	var dropClaims []*claims.Claim
+	for _, id := range sortedKeys(st.Claims) {
+		c := st.Claims[id]
+		if opts.All || done[id] || c.Expired || wantTask[id] {
+			dropClaims = append(dropClaims, c)
+		}
+	}
+
+	if len(targets) == 0 && len(delBranches) == 0 && len(dropClaims) == 0 {
 		return finish(ctx, repo, opts, res, nil)
 	}
 
@@ -300,6 +311,15 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: bt.b.OID})
 		res.Actions = append(res.Actions, a)
 	}
+	for _, c := range dropClaims {
+		if opts.NoBackup {
+			continue
+		}
+		a := &Action{Op: "save_claim", Task: c.Task, Commit: c.Commit, Ref: names.name(prefix+"claim/", c.Task),
+			Reason: "held by " + c.Holder}
+		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: c.Commit})
+		res.Actions = append(res.Actions, a)
+	}
 	if !opts.DryRun && len(saves) > 0 {
 		if err := repo.UpdateRefs(ctx, saves); err != nil {
 			lock.Release()
@@ -308,7 +328,7 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 		steps.step()
 	}
 	for _, a := range res.Actions {
-		if a.Op == "save_worktree" || a.Op == "save_branch" {
+		if strings.HasPrefix(a.Op, "save_") {
 			a.Done = !opts.DryRun
 		}
 	}
@@ -360,7 +380,47 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 			steps.step()
 		}
 	}
+	// 4. Drop claims, in a transaction of their own: a claim renewed
+	// meanwhile makes it fail without holding back the branch deletions.
+	if len(dropClaims) > 0 {
+		var dels []gitcmd.RefUpdate
+		for _, c := range dropClaims {
+			reason := "task complete"
+			switch {
+			case opts.All:
+				reason = "--all"
+			case wantTask[c.Task]:
+				reason = "--task"
+			case c.Expired:
+				reason = "expired " + c.Expires.Format(time.RFC3339)
+			}
+			dels = append(dels, gitcmd.RefUpdate{Op: "delete", Ref: c.Ref, Old: c.Commit})
+			res.Actions = append(res.Actions, &Action{Op: "drop_claim", Task: c.Task, Ref: c.Ref, Commit: c.Commit,
+				Reason: reason + "; held by " + c.Holder})
+		}
+		if !opts.DryRun {
+			if err := repo.UpdateRefs(ctx, dels); err == nil {
+				for _, a := range res.Actions {
+					if a.Op == "drop_claim" {
+						a.Done = true
+					}
+				}
+				steps.step()
+			} else {
+				res.Actions = append(res.Actions, &Action{Op: "skip_claim", Reason: "a claim changed meanwhile (renewed?); rerun to drop the rest: " + firstLine(err)})
+			}
+		}
+	}
 	return finish(ctx, repo, opts, res, lock)
+}
+
+func sortedKeys(m map[string]*claims.Claim) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func finish(ctx context.Context, repo *gitcmd.Repo, opts Options, res *Result, lock *Lock) (*Result, error) {

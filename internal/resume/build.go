@@ -280,7 +280,7 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 		for _, t := range ph.Tasks {
 			s := byID[t.ID]
 			tk := &Task{ID: t.ID, Name: plan.Slug(t.Title), Title: t.Title, Status: string(s.Status),
-				OwnCommits: s.OwnCommits, StackParent: s.StackParent, Worktree: wtByTask[t.ID]}
+				OwnCommits: s.OwnCommits, StackParent: s.StackParent, Worktree: wtByTask[t.ID], Claim: st.Claims[t.ID]}
 			if s.Branch != nil {
 				tk.Branch = strp(s.Branch.Name)
 				tk.Commit = strp(s.Branch.OID)

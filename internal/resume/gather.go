@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/claims"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/worktree"
@@ -54,7 +56,9 @@ type State struct {
 	// local task branch (the local one is what counts).
 	RemoteCopies map[string]branches.Branch
 	Remote       string
-	States       []branches.TaskState
+	// Claims are the run's task claims by task id.
+	Claims map[string]*claims.Claim
+	States []branches.TaskState
 	// WorktreeDir is where task worktrees live (taskresume.worktreeDir).
 	WorktreeDir string
 	fromPhase   int
@@ -241,6 +245,10 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		}
 	}
 
+	st.Claims, err = claims.Read(ctx, repo, run, time.Now())
+	if err != nil {
+		return nil, err
+	}
 	runWts := st.classifyWorktrees(ctx, wts, m)
 	st.build(runWts, m)
 	st.compareRemote(commits)

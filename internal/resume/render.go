@@ -85,6 +85,13 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 			if len(t.Branches) > 0 {
 				line += "  [branches: " + strings.Join(t.Branches, ", ") + "]"
 			}
+			if t.Claim != nil {
+				state := "until " + t.Claim.Expires.Local().Format("15:04")
+				if t.Claim.Expired {
+					state = "expired"
+				}
+				line += fmt.Sprintf("  [claimed by %s, %s]", t.Claim.Holder, state)
+			}
 			fmt.Fprintln(w, line)
 			if t.Worktree != nil {
 				fmt.Fprintf(w, "              worktree %s: %s\n", path(t.Worktree.Path), describeWorktree(t.Worktree))

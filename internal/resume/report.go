@@ -5,6 +5,8 @@ package resume
 
 import (
 	"time"
+
+	"github.com/taskresume/git-taskresume/internal/claims"
 )
 
 // SchemaVersion is the version of the JSON document; fields may be added
@@ -81,6 +83,8 @@ type Task struct {
 	Remote *RemoteCopy `json:"remote,omitempty"`
 	// Source is the remote a remote-only branch was read from.
 	Source string `json:"source,omitempty"`
+	// Claim is who holds the task (refs/taskclaims/<run>/<id>), if anyone.
+	Claim *claims.Claim `json:"claim"`
 }
 
 // RemoteCopy is a remote-tracking copy of a task branch.

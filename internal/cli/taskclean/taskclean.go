@@ -192,6 +192,12 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 			fmt.Fprintf(w, "%srestore branch %s at %s\n", would, a.Branch, short(a.Commit))
 		case "restore_worktree":
 			fmt.Fprintf(w, "saved worktree %s; to bring it back:\n  %s\n", a.Path, a.Command)
+		case "save_claim":
+			fmt.Fprintf(w, "%ssave claim of task %s (%s) as %s\n", would, a.Task, a.Reason, a.Ref)
+		case "drop_claim":
+			fmt.Fprintf(w, "%sdrop claim of task %s (%s)\n", would, a.Task, a.Reason)
+		case "skip_claim":
+			fmt.Fprintf(w, "skip claims: %s\n", a.Reason)
 		case "expire_backup":
 			fmt.Fprintf(w, "%sdelete saved %s\n", would, a.Ref)
 		}

@@ -4,6 +4,7 @@ package taskresume
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,9 +12,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/taskresume/git-taskresume/internal/claims"
 	"github.com/taskresume/git-taskresume/internal/cliutil"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
@@ -54,6 +57,11 @@ func App(stdout io.Writer) *cli.App {
 			&cli.StringFlag{Name: "plan", Usage: "read the plan from `PATH`, or from a commit as REV:PATH"},
 			&cli.IntFlag{Name: "from-phase", Usage: "put phases before `N` out of scope"},
 			&cli.StringFlag{Name: "remote", Usage: "also read the run's branches from refs/remotes/`NAME`/ (local wins; default: git config taskresume.remote)"},
+			&cli.BoolFlag{Name: "claim", Usage: "take the first runnable task nobody holds, print its id (exit 1 when none is free)"},
+			&cli.StringFlag{Name: "as", Usage: "the claim holder's `NAME` (default user@host:ppid)"},
+			&cli.DurationFlag{Name: "ttl", Value: 30 * time.Minute, Usage: "a claim expires after `DURATION` unless renewed"},
+			&cli.StringFlag{Name: "renew", Usage: "extend the holder's claim of task `ID` by --ttl"},
+			&cli.StringFlag{Name: "release", Usage: "drop the holder's claim of task `ID`"},
 			&cli.BoolFlag{Name: "man", Hidden: true, Usage: "print the man page"},
 		},
 		Action: func(c *cli.Context) error { return action(c, stdout) },
@@ -99,6 +107,15 @@ func action(c *cli.Context, stdout io.Writer) error {
 		return err
 	}
 	cwd, _ := os.Getwd()
+	if _, err := resume.ValidRun(c.Args().First()); err != nil {
+		return err
+	}
+	if c.Bool("claim") && c.String("remote") != "" {
+		// The remote's claims are the truth: read them before choosing.
+		if err := claims.Fetch(ctx, repo, c.String("remote"), c.Args().First()); err != nil {
+			return err
+		}
+	}
 	st, err := resume.Gather(ctx, repo, resume.Options{
 		Run: c.Args().First(), PlanPath: c.String("plan"), Base: c.String("base"),
 		FromPhase: c.Int("from-phase"), Cwd: cwd, Remote: c.String("remote"),
@@ -107,6 +124,9 @@ func action(c *cli.Context, stdout io.Writer) error {
 		return err
 	}
 	rep := st.Report
+	if c.Bool("claim") || c.IsSet("renew") || c.IsSet("release") {
+		return claim(ctx, c, repo, st, stdout)
+	}
 	switch {
 	case c.Bool("json"):
 		enc := json.NewEncoder(stdout)
@@ -115,8 +135,13 @@ func action(c *cli.Context, stdout io.Writer) error {
 			return err
 		}
 	case c.Bool("next"):
+		// Tasks someone else holds are not for this resumer.
+		holder := c.String("as")
 		if rep.Resume != nil {
 			for _, id := range rep.Resume.Tasks {
+				if cl := st.Claims[id]; cl != nil && !cl.Expired && cl.Holder != holder {
+					continue
+				}
 				fmt.Fprintln(stdout, id)
 			}
 		}
@@ -216,6 +241,68 @@ func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
 				extra = fmt.Sprintf("  resume at phase %d", *e.ResumePhase)
 			}
 			fmt.Fprintf(stdout, "%-20s %-12s %d/%d tasks%s\n", e.RunID, e.Status, e.CompletedTasks, e.TotalTasks, extra)
+		}
+	}
+	return nil
+}
+
+// claim takes, renews or releases a task claim.
+func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.State, stdout io.Writer) error {
+	rep := st.Report
+	req := claims.Request{Run: rep.RunID, Remote: c.String("remote"), Holder: c.String("as"),
+		TTL: c.Duration("ttl"), Now: time.Now(), Held: st.Claims}
+	if req.Holder == "" {
+		req.Holder = claims.DefaultHolder()
+	}
+	if req.TTL <= 0 {
+		return &cliutil.UsageError{Msg: "--ttl must be positive, e.g. 30m"}
+	}
+	for _, f := range []string{"renew", "release"} {
+		if !c.IsSet(f) {
+			continue
+		}
+		id := c.String(f)
+		if st.Plan == nil || st.Plan.Task(id) == nil {
+			return &cliutil.UsageError{Msg: fmt.Sprintf("--%s %s: no such task in the plan of run %s", f, id, rep.RunID)}
+		}
+		var err error
+		if f == "renew" {
+			err = claims.Renew(ctx, repo, req, id)
+		} else {
+			err = claims.Release(ctx, repo, req, id)
+		}
+		return err
+	}
+	if st.Plan == nil {
+		return &cliutil.UsageError{Msg: "--claim needs the run's plan to know what is runnable"}
+	}
+	if rep.Resume != nil {
+		req.Runnable = rep.Resume.Tasks
+	}
+	id, err := claims.Take(ctx, repo, req)
+	if errors.Is(err, claims.ErrNoneFree) {
+		fmt.Fprintf(os.Stderr, "no runnable task of run %s is free\n", rep.RunID)
+		return &cliutil.ExitError{Code: cliutil.ExitIncomplete}
+	}
+	if err != nil {
+		return err
+	}
+	if !c.Bool("json") {
+		fmt.Fprintln(stdout, id)
+		return nil
+	}
+	fresh, err := claims.Read(ctx, repo, rep.RunID, time.Now())
+	if err != nil {
+		return err
+	}
+	for _, ph := range rep.Phases {
+		for _, t := range ph.Tasks {
+			if t.ID == id {
+				t.Claim = fresh[id]
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(t)
+			}
 		}
 	}
 	return nil
