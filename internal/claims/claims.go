@@ -80,9 +80,9 @@ func parse(body string) *Claim {
 		case "pid":
 			c.PID, _ = strconv.Atoi(v)
 		case "since":
-			c.Since, _ = time.Parse(time.RFC3339, v)
+			c.Since, _ = time.Parse(time.RFC3339Nano, v)
 		case "expires":
-			c.Expires, _ = time.Parse(time.RFC3339, v)
+			c.Expires, _ = time.Parse(time.RFC3339Nano, v)
 		}
 	}
 	return c
@@ -98,7 +98,7 @@ func Make(ctx context.Context, repo *gitcmd.Repo, run, id, holder string, ttl ti
 	}
 	host, _ := os.Hostname()
 	msg := fmt.Sprintf("claim %s task %s\n\nholder %s\nhost %s\npid %d\nsince %s\nexpires %s\n",
-		run, id, holder, host, os.Getpid(), now.UTC().Format(time.RFC3339), now.Add(ttl).UTC().Format(time.RFC3339))
+		run, id, holder, host, os.Getpid(), now.UTC().Format(time.RFC3339Nano), now.Add(ttl).UTC().Format(time.RFC3339Nano))
 	env := []string{"GIT_AUTHOR_NAME=git-taskresume", "GIT_AUTHOR_EMAIL=git-taskresume@localhost",
 		"GIT_COMMITTER_NAME=git-taskresume", "GIT_COMMITTER_EMAIL=git-taskresume@localhost"}
 	out, err = w.RunEnv(ctx, env, nil, "commit-tree", strings.TrimSpace(string(out)), "-m", msg)

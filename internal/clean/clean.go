@@ -144,7 +144,7 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 		case len(wantTask) > 0:
 			selected = wantTask[w.Task]
 		default:
-			selected = w.Stale || (opts.Completed && done[w.Task])
+			selected = w.Stale || w.StaleLocked || (opts.Completed && done[w.Task])
 		}
 		if !selected {
 			if w.Branch != "" {

@@ -218,7 +218,7 @@ func (st *State) build(wts []*Worktree, m branches.Match) {
 		if w.Stale && w.Locked {
 			rep.Problems = append(rep.Problems, Problem{Kind: "locked_worktree", Task: taskOf(w),
 				Message: fmt.Sprintf("worktree %s is stale but locked (%s): unlock it to clean it", w.Path, orText(w.LockReason, "no reason given"))})
-			w.Stale = false
+			w.Stale, w.StaleLocked = false, true
 		}
 		if w.Stale {
 			rep.StaleWorktrees = append(rep.StaleWorktrees, w.Path)

@@ -114,8 +114,11 @@ type Worktree struct {
 	Untracked  int    `json:"untracked"`
 	// Unreachable counts commits on the worktree's HEAD that no branch, tag
 	// or remote-tracking ref holds: lost if the worktree were removed.
-	Unreachable int    `json:"unreachable_commits"`
-	Stale       bool   `json:"stale"`
+	Unreachable int  `json:"unreachable_commits"`
+	Stale       bool `json:"stale"`
+	// StaleLocked marks a worktree that would be stale but is locked: git
+	// taskclean leaves it, and says why.
+	StaleLocked bool   `json:"stale_but_locked,omitempty"`
 	Error       string `json:"error,omitempty"`
 	// Current is true for the worktree the command runs in.
 	Current bool `json:"current,omitempty"`
