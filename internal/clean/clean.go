@@ -112,19 +112,69 @@ type target struct {
 	action  *Action
 }
 
-// Run performs a clean (or its dry run).
-func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
-	st, err := resume.Gather(ctx, repo, resume.Options{Run: opts.Run, PlanPath: opts.PlanPath, Base: opts.Base, Cwd: opts.Cwd, Remote: opts.Remote})
-	if err != nil {
-		return nil, err
-	}
-	res := &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}}
-	wantTask := map[string]bool{}
+func gatherOpts(opts Options, light bool) resume.Options {
+	return resume.Options{Run: opts.Run, PlanPath: opts.PlanPath, Base: opts.Base, Cwd: opts.Cwd,
+		Remote: opts.Remote, SkipStatus: light}
+}
+
+func checkTasks(st *resume.State, opts Options) (map[string]bool, error) {
+	want := map[string]bool{}
 	for _, id := range opts.Tasks {
 		if st.Plan == nil || st.Plan.Task(id) == nil {
 			return nil, &resume.InputError{Msg: fmt.Sprintf("--task %s: no such task in the plan of run %s", id, opts.Run)}
 		}
-		wantTask[id] = true
+		want[id] = true
+	}
+	return want, nil
+}
+
+// Run performs a clean (or its dry run). A real clean takes the run's lock
+// before it reads the state it acts on, so two cleans never act on the same
+// facts; bad input is refused before the lock, so it changes nothing.
+func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
+	pre, err := resume.Gather(ctx, repo, gatherOpts(opts, true))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := checkTasks(pre, opts); err != nil {
+		return nil, err
+	}
+	var lock *Lock
+	if !opts.DryRun {
+		if lock, err = Acquire(repo.CommonDir, opts.Run); err != nil {
+			return nil, err
+		}
+	}
+	res, err := act(ctx, repo, opts, lock)
+	if lock != nil {
+		if err == nil {
+			lock.Finish()
+		}
+		// Marks the lock idle, so an interrupted clean's stamp is only
+		// reused by the clean that comes right after it.
+		if rerr := lock.Release(); err == nil {
+			err = rerr
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	after, err := resume.Gather(ctx, repo, gatherOpts(opts, false))
+	if err == nil {
+		res.Report = after.Report
+	}
+	return res, nil
+}
+
+func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Result, error) {
+	st, err := resume.Gather(ctx, repo, gatherOpts(opts, false))
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}}
+	wantTask, err := checkTasks(st, opts)
+	if err != nil {
+		return nil, err
 	}
 	done := map[string]bool{}
 	for _, s := range st.States {
@@ -235,22 +285,17 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 	}
 
 	if len(targets) == 0 && len(delBranches) == 0 && len(dropClaims) == 0 {
-		return finish(ctx, repo, opts, res, nil)
+		// Nothing left of any interrupted clean either: the lock goes idle.
+		return res, nil
 	}
 
-	var lock *Lock
 	stamp := Stamp(opts.Now)
-	if !opts.DryRun {
-		lock, err = Acquire(repo.CommonDir, opts.Run, stamp)
-		if err != nil {
-			return nil, err
-		}
+	if lock != nil {
 		if lock.Interrupted != "" {
 			stamp = lock.Interrupted
 			res.Resumed = stamp
 		}
 		if err := lock.Start(stamp); err != nil {
-			lock.Release()
 			return nil, err
 		}
 	}
@@ -262,10 +307,16 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 	// 1. Save: build every snapshot, then record them all in one atomic
 	// ref transaction. Until that transaction, nothing has been removed.
 	names := newNamer()
+	// Saves an interrupted clean already made, by worktree path: an
+	// identical save (same HEAD, same tree) is reused rather than repeated.
+	earlier := map[string]gitcmd.SavedRef{}
 	if res.Resumed != "" {
 		if existing, err := repo.SavedRefs(ctx, prefix); err == nil {
 			for _, r := range existing {
 				names.used[r.Name] = true
+				if p, err := strconv.Unquote(bodyField(r.Body, "path")); err == nil && strings.HasPrefix(r.Name, prefix+"worktree/") {
+					earlier[p] = r
+				}
 			}
 		}
 	}
@@ -281,7 +332,6 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 			msg := fmt.Sprintf("taskclean %s: worktree %s\n\npath %s\nhead %s\n", opts.Run, filepath.Base(w.Path), strconv.Quote(w.Path), w.Head)
 			snap, err := worktree.Save(ctx, repo, w.Path, w.Head, repo.CommonDir, t.dirty && !w.Missing, msg)
 			if err != nil {
-				lock.Release()
 				return nil, err
 			}
 			if len(snap.Unsaved) > 0 {
@@ -295,7 +345,12 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 			}
 			t.snap = snap
 			a.Commit = snap.Commit
-			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: snap.Commit})
+			if e, ok := earlier[w.Path]; ok && len(e.Parents) > 0 && e.Parents[0] == w.Head &&
+				(snap.Stash && len(e.Parents) > 1 && e.Tree == snap.Tree || !snap.Stash && len(e.Parents) == 1) {
+				a.Ref, a.Commit = e.Name, e.OID // saved already by the interrupted clean
+			} else {
+				saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: snap.Commit})
+			}
 		}
 		a.Command = restoreCommand(w.Path, a.Ref, t.dirty && !w.Missing)
 		t.action = a
@@ -322,7 +377,6 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 	}
 	if !opts.DryRun && len(saves) > 0 {
 		if err := repo.UpdateRefs(ctx, saves); err != nil {
-			lock.Release()
 			return nil, fmt.Errorf("save to %s: %w", prefix, err)
 		}
 		steps.step()
@@ -369,7 +423,6 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 		}
 		if !opts.DryRun {
 			if err := repo.UpdateRefs(ctx, dels); err != nil {
-				lock.Release()
 				return nil, fmt.Errorf("delete branches (nothing deleted; a branch moved since it was read?): %w", err)
 			}
 			for _, a := range res.Actions {
@@ -411,7 +464,7 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 			}
 		}
 	}
-	return finish(ctx, repo, opts, res, lock)
+	return res, nil
 }
 
 func sortedKeys(m map[string]*claims.Claim) []string {
@@ -421,19 +474,6 @@ func sortedKeys(m map[string]*claims.Claim) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-func finish(ctx context.Context, repo *gitcmd.Repo, opts Options, res *Result, lock *Lock) (*Result, error) {
-	if lock != nil {
-		if err := lock.Release(); err != nil {
-			return nil, err
-		}
-	}
-	after, err := resume.Gather(ctx, repo, resume.Options{Run: opts.Run, PlanPath: opts.PlanPath, Base: opts.Base, Cwd: opts.Cwd, Remote: opts.Remote})
-	if err == nil {
-		res.Report = after.Report
-	}
-	return res, nil
 }
 
 func taskID(w *resume.Worktree) string {
@@ -605,7 +645,7 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 	}
 	var lock *Lock
 	if !opts.DryRun {
-		lock, err = Acquire(repo.CommonDir, opts.Run, last)
+		lock, err = Acquire(repo.CommonDir, opts.Run)
 		if err != nil {
 			return nil, err
 		}
@@ -670,7 +710,7 @@ func Expire(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, erro
 		res.Actions = append(res.Actions, &Action{Op: "expire_backup", Ref: r.Name, Commit: r.OID, Done: !opts.DryRun})
 	}
 	if !opts.DryRun && len(dels) > 0 {
-		lock, err := Acquire(repo.CommonDir, opts.Run, "")
+		lock, err := Acquire(repo.CommonDir, opts.Run)
 		if err != nil {
 			return nil, err
 		}

@@ -56,17 +56,17 @@ func TestCleanRecoversExample(t *testing.T) {
 		t.Errorf("saved refs %v, want exactly the two dirty worktrees", saved)
 	}
 	for _, d := range s.dirty {
-		refs := savedFor(saved, "worktree", d.name)
-		if len(refs) != 1 {
-			t.Errorf("saved refs for %s: %v, want one", d.name, refs)
+		rs := savedFor(saved, "worktree", d.name)
+		if len(rs) != 1 {
+			t.Errorf("saved refs for %s: %v, want one", d.name, rs)
 			continue
 		}
-		if err := savedContentErr(t, s.root, refs[0], d); err != nil {
+		if err := savedContentErr(t, s.root, rs[0], d); err != nil {
 			t.Error(err)
 		}
 		rel := s.rel(d.name)
-		if _, ok := lineWith(out, "save worktree "+rel, refs[0]); !ok {
-			t.Errorf("output does not say that %s was saved as %s:\n%s", rel, refs[0], out)
+		if _, ok := lineWith(out, "save worktree "+rel, rs[0]); !ok {
+			t.Errorf("output does not say that %s was saved as %s:\n%s", rel, rs[0], out)
 		}
 		l, ok := lineWith(out, "remove worktree "+rel)
 		if !ok {
@@ -339,7 +339,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 	before := stateOf(t, s)
 	dry := map[string]string{}
 	for _, args := range [][]string{
-		{"--dry-run"}, {"-n"}, {"--all", "-n"}, {"--task", "2.1", "--dry-run"}, {"--completed", "-n"}, {"--task", "2.2", "-n"},
+		{"--dry-run"}, {"-n"}, {"--all", "-n"}, {"--task", "2.1", "--dry-run"},
 	} {
 		name := strings.Join(args, " ")
 		out := mustClean(t, s.root, append([]string{"--run", run}, args...)...)
@@ -375,8 +375,8 @@ func TestDryRunChangesNothing(t *testing.T) {
 		t.Errorf("dry runs do not list the actions:\n%s\n%s", dry["--dry-run"], dry["--all -n"])
 	}
 
-	real := mustClean(t, s.root, "--run", run)
-	if got, want := actionLines(real), actionLines(dry["--dry-run"]); !reflect.DeepEqual(got, want) {
+	did := mustClean(t, s.root, "--run", run)
+	if got, want := actionLines(did), actionLines(dry["--dry-run"]); !reflect.DeepEqual(got, want) {
 		t.Errorf("the clean did other than its dry run said:\ndid:\n%s\nsaid:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
@@ -612,12 +612,12 @@ func TestCrashSafety(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
 			args := append([]string{"--run", run}, mode.args...)
-			ref := newScenario(t, scenarioOpts{})
-			mustClean(t, ref.root, args...)
-			want, problems := finalOf(t, ref)
-			if len(problems) > 0 {
-				t.Fatalf("a clean that never crashed:\n%s", strings.Join(problems, "\n"))
+			type rerun struct {
+				k     int
+				state finalState
 			}
+			var reruns []rerun
+			var want finalState
 			n := 0
 			for k := 1; ; k++ {
 				if k > 40 {
@@ -626,11 +626,13 @@ func TestCrashSafety(t *testing.T) {
 				s := newScenario(t, scenarioOpts{})
 				r := taskclean(s.root, []string{"GIT_TASKCLEAN_CRASH_AFTER=" + strconv.Itoa(k)}, args...)
 				if r.code == 0 {
-					got, problems := finalOf(t, s)
+					// k is past the last change: this is a clean that never
+					// crashed, the reference for the reruns.
+					var problems []string
+					want, problems = finalOf(t, s)
 					for _, p := range problems {
-						t.Errorf("k=%d (no crash): %s", k, p)
+						t.Errorf("a clean that never crashed: %s", p)
 					}
-					compareFinal(t, fmt.Sprintf("k=%d (no crash)", k), got, want)
 					break
 				}
 				if r.code != 99 {
@@ -644,16 +646,19 @@ func TestCrashSafety(t *testing.T) {
 				if fsck := runGit(s.root, nil, "", "fsck", "--no-progress"); fsck.code != 0 {
 					t.Errorf("after a crash at change %d: git fsck exit %d: %s", k, fsck.code, fsck.stderr)
 				}
-				rerun := taskclean(s.root, nil, args...)
-				if rerun.code != 0 {
-					t.Errorf("rerun after a crash at change %d: exit %d\n%s%s", k, rerun.code, rerun.stdout, rerun.stderr)
+				again := taskclean(s.root, nil, args...)
+				if again.code != 0 {
+					t.Errorf("rerun after a crash at change %d: exit %d\n%s%s", k, again.code, again.stdout, again.stderr)
 					continue
 				}
 				got, problems := finalOf(t, s)
 				for _, p := range problems {
 					t.Errorf("rerun after a crash at change %d: %s", k, p)
 				}
-				compareFinal(t, fmt.Sprintf("rerun after a crash at change %d", k), got, want)
+				reruns = append(reruns, rerun{k, got})
+			}
+			for _, r := range reruns {
+				compareFinal(t, fmt.Sprintf("rerun after a crash at change %d", r.k), r.state, want)
 			}
 			if n < 2 {
 				t.Errorf("the clean made %d change(s); the save and the removal must be separate changes", n)
@@ -797,5 +802,118 @@ func TestExpireBackups(t *testing.T) {
 	}
 	if refs(t, s.root, otherRef)[otherRef] != s.p2 {
 		t.Errorf("--expire-backups of run %s deleted run %sx's backup", run, run)
+	}
+}
+
+// TestCleanAfterCrashAtLastChange: a clean killed right after its last change
+// has nothing left to finish, so its rerun does nothing. A later clean is a
+// new clean: it must not present itself as finishing the old one nor file
+// its saves under the old stamp, where --expire-backups (which goes by the
+// stamp) would take fresh work for old.
+func TestCleanAfterCrashAtLastChange(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	// The plain clean of the scenario makes 3 changes (see TestCrashSafety):
+	// the save, then one removal per worktree.
+	r := taskclean(s.root, []string{"GIT_TASKCLEAN_CRASH_AFTER=3"}, "--run", run)
+	if r.code != 99 {
+		t.Fatalf("crash at the last change: exit %d, want 99\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if exists(s.wt(wt22)) || exists(s.wt(wt23)) {
+		t.Fatalf("setup: the crash was meant to come after both removals")
+	}
+	var crashed string
+	for ref := range savedRefs(t, s.root) {
+		crashed = savedRefRE.FindStringSubmatch(ref)[1]
+	}
+	if out := mustClean(t, s.root, "--run", run); !strings.Contains(out, "nothing to clean") {
+		t.Fatalf("setup: change 3 was not the clean's last (the rerun still had work):\n%s", out)
+	}
+
+	// Later, another agent crashes in 2.2.
+	w := s.wt(wt22)
+	gitIn(t, s.root, "", "worktree", "add", "-q", "--detach", w, s.p2)
+	writeFiles(t, w, map[string]string{"late.txt": "work of a later agent\n"})
+	out := mustClean(t, s.root, "--run", run)
+
+	if strings.Contains(out, "interrupted") {
+		t.Errorf("a new clean claims to finish the crashed one:\n%s", out)
+	}
+	for _, ref := range savedFor(savedRefs(t, s.root), "worktree", wt22) {
+		if m := savedRefRE.FindStringSubmatch(ref); m[1] == crashed && catBatch(t, s.root, []string{ref + "^3:late.txt"})[ref+"^3:late.txt"].content != "" {
+			t.Errorf("the later clean's save %s is filed under the crashed clean's stamp %s: expiring backups older than the crash would delete it", ref, crashed)
+		}
+	}
+}
+
+// TestCleanRacingAnotherClean: clean B has read the run's worktrees when
+// clean A starts and finishes the whole job; then B goes on. B must act on
+// what is there now (or be refused by the lock), not fail on the worktrees A
+// already removed. B is paused deterministically: its git is a wrapper that
+// waits at the first `ls-files --ignored` (run per worktree to remove, after
+// the state is read).
+func TestCleanRacingAnotherClean(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	gate, wrap := t.TempDir(), t.TempDir()
+	script := "#!/bin/sh\n" +
+		"case \" $* \" in *\" --ignored \"*)\n" +
+		"  : > \"$TASKCLEAN_GATE/reached\"\n" +
+		"  while [ ! -e \"$TASKCLEAN_GATE/go\" ]; do sleep 0.05; done;;\n" +
+		"esac\n" +
+		"exec " + strconv.Quote(realGit) + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(wrap, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// B runs the binary directly: git's dispatch would put its exec-path (and
+	// the real git) ahead of the wrapper on PATH.
+	b := exec.Command(filepath.Join(binDir, "git-taskclean"), "--run", run)
+	b.Dir = s.root
+	b.Env = append(os.Environ(), "PATH="+wrap+string(os.PathListSeparator)+os.Getenv("PATH"), "TASKCLEAN_GATE="+gate)
+	var bout, berr bytes.Buffer
+	b.Stdout, b.Stderr = &bout, &berr
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	release := func() { os.WriteFile(filepath.Join(gate, "go"), nil, 0o644) }
+	defer release()
+	deadline := time.Now().Add(60 * time.Second)
+	for !exists(filepath.Join(gate, "reached")) {
+		if time.Now().After(deadline) {
+			release()
+			b.Wait()
+			t.Fatalf("clean B never listed ignored files; the pause point is gone:\n%s%s", bout.String(), berr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	a := taskclean(s.root, nil, "--run", run)
+	release()
+	bErr := b.Wait()
+	bCode := 0
+	if ee, ok := bErr.(*exec.ExitError); ok {
+		bCode = ee.ExitCode()
+	} else if bErr != nil {
+		t.Fatal(bErr)
+	}
+
+	okOrLocked := func(who string, code int, stdout, stderr string) bool {
+		if code == 0 || code == 2 && strings.Contains(stderr, "another git taskclean") {
+			return code == 0
+		}
+		t.Errorf("clean %s: exit %d; want 0, or 2 refused by the lock\nstdout:\n%s\nstderr:\n%s", who, code, stdout, stderr)
+		return false
+	}
+	aOK := okOrLocked("A (ran while B was paused)", a.code, a.stdout, a.stderr)
+	bOK := okOrLocked("B (paused after reading the state)", bCode, bout.String(), berr.String())
+	if !aOK && !bOK {
+		t.Errorf("neither clean did the work")
+	}
+	for _, d := range s.dirty {
+		if exists(d.path) {
+			t.Errorf("%s still there", d.name)
+		}
+		if _, err := savedSomewhere(t, s, d); err != nil {
+			t.Error(err)
+		}
 	}
 }

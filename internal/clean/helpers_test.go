@@ -30,7 +30,8 @@ const fixedDate = "2026-01-01T00:00:00Z"
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
 func testMain(m *testing.M) int {
-	if _, err := exec.LookPath("git"); err != nil {
+	var err error
+	if realGit, err = exec.LookPath("git"); err != nil {
 		fmt.Fprintln(os.Stderr, "git not installed: skipping the git-taskclean tests")
 		return 0
 	}
@@ -49,6 +50,7 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	bin := filepath.Join(tmp, "bin")
+	binDir = bin
 	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./cmd/...")
 	build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
 	if out, err := build.CombinedOutput(); err != nil {
@@ -253,6 +255,10 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(ks)
 	return ks
 }
+
+// binDir holds the freshly built git-taskclean and git-taskresume; realGit
+// is the git binary found on PATH.
+var binDir, realGit string
 
 // templateDir holds one built scenario per option set; tests get copies.
 var templateDir string

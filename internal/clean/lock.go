@@ -22,6 +22,8 @@ type Lock struct {
 	path string
 	// Interrupted is the stamp of a previous clean that died while running.
 	Interrupted string
+	started     bool
+	finished    bool
 }
 
 // LockedError is returned when another clean of the run holds the lock.
@@ -37,7 +39,7 @@ func lockPath(commonDir, run string) string {
 }
 
 // Acquire takes the run's lock without waiting.
-func Acquire(commonDir, run, stamp string) (*Lock, error) {
+func Acquire(commonDir, run string) (*Lock, error) {
 	path := lockPath(commonDir, run)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -66,14 +68,25 @@ func Acquire(commonDir, run, stamp string) (*Lock, error) {
 
 // Start records that a clean with this stamp is under way.
 func (l *Lock) Start(stamp string) error {
+	l.started = true
 	host, _ := os.Hostname()
 	return l.write(fmt.Sprintf("pid %d\nhost %s\nstamp %s\nstarted %s\nstate running\n",
 		os.Getpid(), host, stamp, time.Now().UTC().Format(time.RFC3339)))
 }
 
-// Release records a finished clean and drops the lock.
+// Finish records that the clean completed every step it started.
+func (l *Lock) Finish() { l.finished = true }
+
+// Release drops the lock. A clean that started and did not finish leaves
+// the file saying "running", so the next clean finishes it in the same stamp
+// (and --undo of that stamp sees everything).
 func (l *Lock) Release() error {
-	err := l.write("state idle\n")
+	var err error
+	// An --undo or --expire-backups run in between leaves an interrupted
+	// clean's record alone too.
+	if l.finished || (!l.started && l.Interrupted == "") {
+		err = l.write("state idle\n")
+	}
 	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
 	if cerr := l.f.Close(); err == nil {
 		err = cerr

@@ -304,13 +304,14 @@ func (r *Repo) UpdateRefs(ctx context.Context, updates []RefUpdate) error {
 type SavedRef struct {
 	Name    string
 	OID     string
+	Tree    string
 	Parents []string
 	Body    string
 }
 
 // SavedRefs lists refs under prefix with their commits' parents and bodies.
 func (r *Repo) SavedRefs(ctx context.Context, prefix string) ([]SavedRef, error) {
-	out, err := r.Run(ctx, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(parent)%00%(contents:body)%00",
+	out, err := r.Run(ctx, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(tree)%00%(parent)%00%(contents:body)%00",
 		"--end-of-options", prefix)
 	if err != nil {
 		return nil, err
@@ -320,11 +321,11 @@ func (r *Repo) SavedRefs(ctx context.Context, prefix string) ([]SavedRef, error)
 		if len(rec) == 0 {
 			continue
 		}
-		f := strings.SplitN(string(rec), "\x00", 4)
-		if len(f) != 4 {
+		f := strings.SplitN(string(rec), "\x00", 5)
+		if len(f) != 5 {
 			return nil, fmt.Errorf("for-each-ref: unexpected record %q", rec)
 		}
-		res = append(res, SavedRef{Name: f[0], OID: f[1], Parents: strings.Fields(f[2]), Body: f[3]})
+		res = append(res, SavedRef{Name: f[0], OID: f[1], Tree: f[2], Parents: strings.Fields(f[3]), Body: f[4]})
 	}
 	return res, nil
 }

@@ -29,7 +29,7 @@ func (st *State) inWorktreeDir(path string) bool {
 
 // classifyWorktrees picks the run's worktrees out of all of them, assigns each
 // to a task, and reads what each holds.
-func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree, m branches.Match) []*Worktree {
+func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree, m branches.Match, read bool) []*Worktree {
 	run := st.Report.RunID
 	branchTask := map[string]string{}
 	for id, bs := range m.ByTask {
@@ -77,6 +77,9 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		}
 	}
 
+	if !read {
+		live, detached = nil, nil
+	}
 	statuses := worktree.ReadStatus(ctx, live)
 	unreach := map[string]int{}
 	if len(detached) > 0 {

@@ -33,6 +33,9 @@ type Options struct {
 	Cwd string
 	// Remote also reads refs/remotes/<Remote>/ (local branches win).
 	Remote string
+	// SkipStatus leaves out what each worktree holds (one git process per
+	// worktree): for a quick check of the input before acting on it.
+	SkipStatus bool
 }
 
 // InputError is bad usage or input: exit code 2, nothing changed.
@@ -249,7 +252,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	if err != nil {
 		return nil, err
 	}
-	runWts := st.classifyWorktrees(ctx, wts, m)
+	runWts := st.classifyWorktrees(ctx, wts, m, !opts.SkipStatus)
 	st.build(runWts, m)
 	st.compareRemote(commits)
 	rep.GitProcesses = int(gitcmd.Processes() - started)

@@ -30,6 +30,8 @@ type Snapshot struct {
 	Commit string
 	// Stash is true when Commit is stash-shaped (there was uncommitted work).
 	Stash bool
+	// Tree is the tree of Commit when Stash (the working tree's state).
+	Tree string
 	// Unsaved lists untracked entries git cannot add as files (embedded
 	// repositories); they are reported, and the worktree is not removed.
 	Unsaved []string
@@ -159,6 +161,7 @@ func Save(ctx context.Context, repo *gitcmd.Repo, path, head, tmpDir string, dir
 	if untrackedCommit != "" {
 		parents = append(parents, untrackedCommit)
 	}
+	snap.Tree = workTree
 	snap.Commit, err = commit(workTree, parents, msg)
 	if err != nil {
 		return nil, fmt.Errorf("save %s: %w", path, err)
