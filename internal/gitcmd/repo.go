@@ -330,10 +330,13 @@ func (r *Repo) SavedRefs(ctx context.Context, prefix string) ([]SavedRef, error)
 	return res, nil
 }
 
-// AddedIn returns the newest commit reachable from rev that added path, or
-// "" when none did.
+// AddedIn returns the newest commit reachable from rev that added path (a
+// path from the top of the repository), or "" when none did.
 func (r *Repo) AddedIn(ctx context.Context, rev, path string) (string, error) {
-	out, err := r.Run(ctx, "log", "-1", "--format=%H", "--diff-filter=A", "--end-of-options", rev, "--", path)
+	// :(top) because git reads pathspecs relative to the current directory,
+	// and the command may run in a subdirectory; :(literal) so that the
+	// path's characters are never glob magic.
+	out, err := r.Run(ctx, "log", "-1", "--format=%H", "--diff-filter=A", "--end-of-options", rev, "--", ":(top,literal)"+path)
 	if err != nil {
 		return "", err
 	}

@@ -182,8 +182,10 @@ func (st *State) build(wts []*Worktree, m branches.Match) {
 		}
 	}
 	for _, b := range m.Unknown {
-		rep.Problems = append(rep.Problems, Problem{Kind: "unknown_branch",
-			Message: fmt.Sprintf("branch %s matches no task of the plan", b.Name)})
+		if st.Plan != nil { // without a plan every branch is unmatched; it is said once below
+			rep.Problems = append(rep.Problems, Problem{Kind: "unknown_branch",
+				Message: fmt.Sprintf("branch %s matches no task of the plan", b.Name)})
+		}
 	}
 
 	if st.Plan == nil {
