@@ -62,7 +62,12 @@ func setup(env *testscript.Env) error {
 	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
 		return err
 	}
+	root, err := os.Getwd() // the module root: scripts reach examples/ and completion/
+	if err != nil {
+		return err
+	}
 	for _, kv := range [][2]string{
+		{"ROOT", root},
 		{"HOME", home},
 		{"GIT_CONFIG_NOSYSTEM", "1"},
 		{"GIT_AUTHOR_NAME", "Agent"},
