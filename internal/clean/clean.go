@@ -208,8 +208,8 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Res
 			skip = "it is the worktree this command runs in"
 		case w.Locked:
 			skip = "locked (" + orText(w.LockReason, "no reason given") + "); unlock it with git worktree unlock to clean it"
-		case w.Error != "":
-			skip = "cannot read it: " + w.Error
+		case w.Error != "" && !w.Broken:
+			skip = w.Error
 		case isSymlink(w.Path):
 			skip = "its path is a symbolic link; not followed"
 		}
@@ -227,7 +227,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Res
 		}
 		t := &target{wt: w, dirty: w.Staged+w.Unstaged+w.Untracked > 0}
 		t.save = !opts.NoBackup && (t.dirty || w.Unreachable > 0)
-		if !w.Missing {
+		if !w.Missing && !w.Broken {
 			t.ignored, _ = worktree.Ignored(ctx, w.Path)
 		}
 		targets = append(targets, t)
@@ -330,7 +330,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Res
 		a.Ref = names.name(prefix+"worktree/", filepath.Base(w.Path))
 		if !opts.DryRun {
 			msg := fmt.Sprintf("taskclean %s: worktree %s\n\npath %s\nhead %s\n", opts.Run, filepath.Base(w.Path), strconv.Quote(w.Path), w.Head)
-			snap, err := worktree.Save(ctx, repo, w.Path, w.Head, repo.CommonDir, t.dirty && !w.Missing, msg)
+			snap, err := worktree.Save(ctx, repo, w.Path, w.Head, repo.CommonDir, t.dirty && !w.Missing && !w.Broken, msg)
 			if err != nil {
 				return nil, err
 			}
@@ -341,6 +341,9 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Res
 				a.Ref = ""
 				res.Actions = append(res.Actions, a)
 				t.action = a
+				if w.Branch != "" {
+					keepBranch[w.Branch] = w.Path
+				}
 				continue
 			}
 			t.snap = snap
@@ -352,7 +355,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Res
 				saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: snap.Commit})
 			}
 		}
-		a.Command = restoreCommand(w.Path, a.Ref, t.dirty && !w.Missing)
+		a.Command = restoreCommand(w.Path, a.Ref, t.dirty && !w.Missing && !w.Broken)
 		t.action = a
 		res.Actions = append(res.Actions, a)
 	}
@@ -395,8 +398,11 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Res
 		}
 		op := "remove_worktree"
 		reason := ""
-		if w.Missing {
+		switch {
+		case w.Missing:
 			op, reason = "prune_worktree", "directory was missing"
+		case w.Broken:
+			op, reason = "prune_worktree", "its admin entry is damaged ("+w.Error+"); only the entry goes, "+w.Path+" is not touched"
 		}
 		a := &Action{Op: op, Task: taskID(w), Path: w.Path, Reason: reason, Ignored: t.ignored}
 		res.Actions = append(res.Actions, a)
@@ -406,15 +412,37 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Res
 		// Force only what was saved (or what the user chose not to save);
 		// otherwise git re-checks that the worktree is still clean.
 		force := t.snap != nil && t.snap.Stash || opts.NoBackup
-		if err := worktree.Remove(ctx, repo, w.Path, force); err != nil {
+		var err error
+		if w.Broken {
+			// git refuses to remove an entry it cannot validate; drop the
+			// entry itself and never the place it names.
+			err = worktree.PruneEntry(repo.CommonDir, w.Path)
+		} else if err = worktree.Remove(ctx, repo, w.Path, force); err != nil && w.Missing {
+			err = worktree.PruneEntry(repo.CommonDir, w.Path)
+		}
+		if err != nil {
 			a.Op, a.Reason = "skip_worktree", firstLine(err)+" (it changed since it was read? rerun git taskclean)"
+			if w.Branch != "" {
+				keepBranch[w.Branch] = w.Path
+			}
 			continue
 		}
 		a.Done = true
 		steps.step()
 	}
 
-	// 3. Delete branches, each only if it still points where it was read.
+	// 3. Delete branches, each only if it still points where it was read,
+	// and never one whose worktree ended up staying.
+	kept := delBranches[:0]
+	for _, bt := range delBranches {
+		if p, ok := keepBranch[bt.b.Name]; ok {
+			res.Actions = append(res.Actions, &Action{Op: "skip_branch", Task: bt.task, Branch: bt.b.Name,
+				Commit: bt.b.OID, Reason: "checked out in " + p + ", which stays"})
+			continue
+		}
+		kept = append(kept, bt)
+	}
+	delBranches = kept
 	if len(delBranches) > 0 {
 		var dels []gitcmd.RefUpdate
 		for _, bt := range delBranches {

@@ -33,7 +33,7 @@ func (e *UsageError) Error() string { return e.Msg }
 // `git taskresume x1y2z3 --json` works: urfave/cli v2, like Go's flag
 // package, stops at the first argument. Flags that take a value keep it;
 // everything after "--" stays positional.
-func Permute(args []string, flags []cli.Flag) []string {
+func Permute(args []string, flags []cli.Flag) ([]string, error) {
 	takesValue := map[string]bool{}
 	for _, f := range flags {
 		_, isBool := f.(*cli.BoolFlag)
@@ -51,7 +51,10 @@ func Permute(args []string, flags []cli.Flag) []string {
 		if len(a) > 1 && a[0] == '-' {
 			opts = append(opts, a)
 			name := strings.TrimLeft(a, "-")
-			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(args) {
+			if !strings.Contains(name, "=") && takesValue[name] {
+				if i+1 >= len(args) || args[i+1] == "--" {
+					return nil, &UsageError{Msg: fmt.Sprintf("flag %s needs a value", a)}
+				}
 				opts = append(opts, args[i+1])
 				i++
 			}
@@ -60,9 +63,9 @@ func Permute(args []string, flags []cli.Flag) []string {
 		pos = append(pos, a)
 	}
 	if len(pos) == 0 {
-		return opts
+		return opts, nil
 	}
-	return append(append(opts, "--"), pos...)
+	return append(append(opts, "--"), pos...), nil
 }
 
 // Run runs app and maps the outcome to an exit code, printing errors as one
@@ -73,8 +76,10 @@ func Run(app *cli.App, args []string, stderr io.Writer) int {
 		return &UsageError{Msg: err.Error() + " (see -h)"}
 	}
 	app.ErrWriter = stderr
-	full := append([]string{args[0]}, Permute(args[1:], app.Flags)...)
-	err := app.RunContext(context.Background(), full)
+	rest, err := Permute(args[1:], app.Flags)
+	if err == nil {
+		err = app.RunContext(context.Background(), append([]string{args[0]}, rest...))
+	}
 	if err == nil {
 		return ExitOK
 	}

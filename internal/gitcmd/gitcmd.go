@@ -48,14 +48,21 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// firstLine is git's message on one line: its first line, with the indented
+// lines that continue it ("unknown repository extension found:\n\tfoo").
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	s = strings.TrimPrefix(s, "fatal: ")
 	s = strings.TrimPrefix(s, "error: ")
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
+	lines := strings.Split(s, "\n")
+	out := lines[0]
+	for _, l := range lines[1:] {
+		if l == "" || (l[0] != ' ' && l[0] != '\t') {
+			break
+		}
+		out += " " + strings.TrimSpace(l)
 	}
-	return s
+	return out
 }
 
 // ExitCode returns git's exit code when err is a *Error, else -1.

@@ -2,7 +2,10 @@ package resume
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -53,7 +56,26 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 			continue
 		}
 		rw := &Worktree{Path: w.Path, Head: w.HEAD, Branch: w.BranchShort(), Detached: w.Detached,
-			Locked: w.Locked, LockReason: w.LockReason, Missing: w.Prunable}
+			Locked: w.Locked, LockReason: w.LockReason}
+		if w.Prunable {
+			// git calls a worktree prunable when it cannot use its .git
+			// file. Only a directory that is really gone is "missing"; one
+			// git cannot read stays as it is; otherwise the admin entry is
+			// damaged (it names a place that is not this worktree), and
+			// only that entry can go.
+			_, statErr := os.Lstat(w.Path)
+			_, readErr := os.ReadFile(filepath.Join(w.Path, ".git"))
+			switch {
+			case errors.Is(statErr, fs.ErrNotExist):
+				rw.Missing = true
+			case errors.Is(readErr, fs.ErrPermission) || errors.Is(statErr, fs.ErrPermission):
+				rw.Error = "cannot read it (permission denied)"
+				rw.Unreadable = true
+			default:
+				rw.Error = "git cannot use it: " + w.PrunableReason
+				rw.Broken = true
+			}
+		}
 		rw.Current = current != "" && canonical(w.Path) == current
 		switch {
 		case branchTask[rw.Branch] != "":
@@ -67,7 +89,11 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		}
 		st.Worktrees = append(st.Worktrees, w)
 		out = append(out, rw)
-		if !rw.Missing {
+		if fi, err := os.Lstat(w.Path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			rw.Symlink = true
+			rw.Error = "its path is a symbolic link; not followed"
+		}
+		if !rw.Missing && !rw.Broken && !rw.Unreadable && !rw.Symlink {
 			live = append(live, w.Path)
 		}
 		// A missing directory's HEAD still holds commits that removing its
@@ -209,7 +235,11 @@ func (st *State) build(wts []*Worktree, m branches.Match) {
 		switch {
 		case w.Current || w.Task == "":
 			// never stale: the worktree we run in, and <run>-main (--all only)
-		case w.Missing:
+		case w.Unreadable || w.Error != "" && !w.Broken && !w.Symlink:
+			// nothing a clean can do: it would skip it; say so instead
+			rep.Problems = append(rep.Problems, Problem{Kind: "unreadable_worktree", Task: taskOf(w),
+				Message: fmt.Sprintf("worktree %s: %s; it is left alone", w.Path, w.Error)})
+		case w.Missing || w.Broken:
 			w.Stale = true
 		case st.Plan == nil:
 			// without a plan nothing else can be called stale

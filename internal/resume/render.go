@@ -5,9 +5,22 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
+
+// Display makes text from plans, paths and git safe to print: text holding
+// a control character (an escape sequence in a title, a newline in a path)
+// is shown quoted, as git quotes such paths.
+func Display(s string) string {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
 
 // Style decides colour. Colour is for terminals only, and NO_COLOR wins.
 type Style struct{ Color bool }
@@ -48,10 +61,10 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 	path := func(p string) string {
 		if rel != "" {
 			if r, err := filepath.Rel(rel, p); err == nil && !strings.HasPrefix(r, "..") {
-				return r
+				return Display(r)
 			}
 		}
-		return p
+		return Display(p)
 	}
 	fmt.Fprintf(w, "Run %s: %s", rep.RunID, style.status(rep.Status))
 	if rep.Plan != nil {
@@ -65,13 +78,13 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 	}
 
 	for _, ph := range rep.Phases {
-		fmt.Fprintf(w, "\nPhase %d: %s (%s): %s\n", ph.Number, ph.Name, ph.Mode, style.status(ph.Status))
+		fmt.Fprintf(w, "\nPhase %d: %s (%s): %s\n", ph.Number, Display(ph.Name), ph.Mode, style.status(ph.Status))
 		for _, t := range ph.Tasks {
 			mark := "  "
 			if t.Runnable {
 				mark = style.paint("1", "->")
 			}
-			line := fmt.Sprintf("  %s %-6s %-10s %s", mark, t.ID, style.status(t.Status), t.Title)
+			line := fmt.Sprintf("  %s %-6s %-10s %s", mark, t.ID, style.status(t.Status), Display(t.Title))
 			if t.Branch != nil {
 				line += fmt.Sprintf("  [%s, %s", *t.Branch, plural(t.OwnCommits, "own commit"))
 				if t.CommittedAt != nil {
@@ -90,7 +103,7 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 				if t.Claim.Expired {
 					state = "expired"
 				}
-				line += fmt.Sprintf("  [claimed by %s, %s]", t.Claim.Holder, state)
+				line += fmt.Sprintf("  [claimed by %s, %s]", Display(t.Claim.Holder), state)
 			}
 			fmt.Fprintln(w, line)
 			if t.Worktree != nil {
@@ -114,7 +127,7 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 	if rep.Plan == nil && len(rep.UnknownBranches) > 0 {
 		fmt.Fprintln(w, "\nBranches of the run:")
 		for _, b := range rep.UnknownBranches {
-			fmt.Fprintf(w, "  %s\n", b)
+			fmt.Fprintf(w, "  %s\n", Display(b))
 		}
 	}
 
@@ -149,7 +162,7 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 	if len(notes) > 0 {
 		fmt.Fprintln(w, "\nProblems:")
 		for _, p := range notes {
-			fmt.Fprintf(w, "  %s: %s\n", style.paint("33", p.Kind), p.Message)
+			fmt.Fprintf(w, "  %s: %s\n", style.paint("33", p.Kind), Display(p.Message))
 		}
 	}
 	if len(rep.StaleWorktrees) > 0 {
@@ -164,7 +177,7 @@ func describeWorktree(w *Worktree) string {
 	case "missing":
 		parts = append(parts, "directory missing")
 	case "locked":
-		parts = append(parts, "locked ("+orText(w.LockReason, "no reason given")+")")
+		parts = append(parts, "locked ("+Display(orText(w.LockReason, "no reason given"))+")")
 	default:
 		if w.Staged+w.Unstaged+w.Untracked > 0 {
 			parts = append(parts, fmt.Sprintf("dirty (%d staged, %d unstaged, %d untracked)", w.Staged, w.Unstaged, w.Untracked))
@@ -181,7 +194,7 @@ func describeWorktree(w *Worktree) string {
 		parts = append(parts, plural(w.Unreachable, "commit")+" on no branch")
 	}
 	if w.Error != "" {
-		parts = append(parts, "unreadable: "+w.Error)
+		parts = append(parts, "unreadable: "+Display(w.Error))
 	}
 	if w.Current {
 		parts = append(parts, "current")

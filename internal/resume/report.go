@@ -109,9 +109,16 @@ type Worktree struct {
 	Locked     bool   `json:"locked"`
 	LockReason string `json:"lock_reason,omitempty"`
 	Missing    bool   `json:"missing"`
-	Staged     int    `json:"staged"`
-	Unstaged   int    `json:"unstaged"`
-	Untracked  int    `json:"untracked"`
+	// Broken: git registered it but its admin entry names a place that is
+	// not this worktree; a clean drops only the entry.
+	Broken bool `json:"broken,omitempty"`
+	// Unreadable: the directory exists but cannot be read; left alone.
+	Unreadable bool `json:"unreadable,omitempty"`
+	// Symlink: the registered path is a symbolic link; never followed.
+	Symlink   bool `json:"symlink,omitempty"`
+	Staged    int  `json:"staged"`
+	Unstaged  int  `json:"unstaged"`
+	Untracked int  `json:"untracked"`
 	// Unreachable counts commits on the worktree's HEAD that no branch, tag
 	// or remote-tracking ref holds: lost if the worktree were removed.
 	Unreachable int  `json:"unreachable_commits"`

@@ -221,3 +221,29 @@ func Remove(ctx context.Context, repo *gitcmd.Repo, path string, force bool) err
 	}
 	return nil
 }
+
+// PruneEntry removes the admin entry (<common dir>/worktrees/<id>) that
+// registers path, and nothing else: the directory git lost track of, or the
+// place a damaged entry names, is never touched. It is what `git worktree
+// prune` does, for one entry only (prune itself would take other runs'
+// entries too).
+func PruneEntry(commonDir, path string) error {
+	admin := filepath.Join(commonDir, "worktrees")
+	entries, err := os.ReadDir(admin)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		dir := filepath.Join(admin, e.Name())
+		data, err := os.ReadFile(filepath.Join(dir, "gitdir"))
+		if err != nil {
+			continue
+		}
+		raw := strings.TrimRight(string(data), "\r\n")
+		named := strings.TrimSuffix(raw, "/.git")
+		if named == path || filepath.Join(dir, named) == path || strings.TrimSuffix(filepath.Join(dir, raw), "/.git") == path {
+			return os.RemoveAll(dir)
+		}
+	}
+	return fmt.Errorf("no admin entry registers %s", path)
+}

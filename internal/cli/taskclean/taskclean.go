@@ -148,10 +148,11 @@ func action(c *cli.Context, stdout io.Writer) error {
 func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 	rel := func(p string) string {
 		if r, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
+			return resume.Display(r)
 		}
-		return p
+		return resume.Display(p)
 	}
+	q := resume.Display
 	would := ""
 	if res.DryRun {
 		would = "would "
@@ -176,28 +177,32 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 			verb := map[string]string{"remove_worktree": "remove", "prune_worktree": "prune"}[a.Op]
 			line := fmt.Sprintf("%s%s worktree %s", would, verb, rel(a.Path))
 			if a.Reason != "" {
-				line += " (" + a.Reason + ")"
+				line += " (" + q(a.Reason) + ")"
 			}
 			if len(a.Ignored) > 0 {
-				line += fmt.Sprintf("; %d ignored, not saved: %s", len(a.Ignored), strings.Join(a.Ignored, ", "))
+				names := make([]string, len(a.Ignored))
+				for i, n := range a.Ignored {
+					names[i] = q(n)
+				}
+				line += fmt.Sprintf("; %d ignored, not saved: %s", len(a.Ignored), strings.Join(names, ", "))
 			}
 			fmt.Fprintln(w, line)
 		case "delete_branch":
 			fmt.Fprintf(w, "%sdelete branch %s (was %s)\n", would, a.Branch, short(a.Commit))
 		case "skip_worktree":
-			fmt.Fprintf(w, "skip worktree %s: %s\n", rel(a.Path), a.Reason)
+			fmt.Fprintf(w, "skip worktree %s: %s\n", rel(a.Path), q(a.Reason))
 		case "skip_branch":
-			fmt.Fprintf(w, "skip branch %s: %s\n", a.Branch, a.Reason)
+			fmt.Fprintf(w, "skip branch %s: %s\n", a.Branch, q(a.Reason))
 		case "restore_branch":
 			fmt.Fprintf(w, "%srestore branch %s at %s\n", would, a.Branch, short(a.Commit))
 		case "restore_worktree":
-			fmt.Fprintf(w, "saved worktree %s; to bring it back:\n  %s\n", a.Path, a.Command)
+			fmt.Fprintf(w, "saved worktree %s; to bring it back:\n  %s\n", q(a.Path), a.Command)
 		case "save_claim":
-			fmt.Fprintf(w, "%ssave claim of task %s (%s) as %s\n", would, a.Task, a.Reason, a.Ref)
+			fmt.Fprintf(w, "%ssave claim of task %s (%s) as %s\n", would, a.Task, q(a.Reason), a.Ref)
 		case "drop_claim":
-			fmt.Fprintf(w, "%sdrop claim of task %s (%s)\n", would, a.Task, a.Reason)
+			fmt.Fprintf(w, "%sdrop claim of task %s (%s)\n", would, a.Task, q(a.Reason))
 		case "skip_claim":
-			fmt.Fprintf(w, "skip claims: %s\n", a.Reason)
+			fmt.Fprintf(w, "skip claims: %s\n", q(a.Reason))
 		case "expire_backup":
 			fmt.Fprintf(w, "%sdelete saved %s\n", would, a.Ref)
 		}
