@@ -554,7 +554,7 @@ func lastChange(path string) time.Time {
 			newest = t
 		}
 	}
-	if gd, err := gitDirOf(path); err == nil {
+	if gd, err := worktree.GitDirOf(path); err == nil {
 		for _, f := range []string{"HEAD", "index"} {
 			if fi, err := os.Stat(filepath.Join(gd, f)); err == nil {
 				see(fi.ModTime())
@@ -577,18 +577,6 @@ func lastChange(path string) time.Time {
 		return nil
 	})
 	return newest
-}
-
-func gitDirOf(path string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(path, ".git"))
-	if err != nil {
-		return "", err
-	}
-	dir := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(data)), "gitdir:"))
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(path, dir)
-	}
-	return dir, nil
 }
 
 // namer turns names into unique, valid backup ref names.
@@ -689,7 +677,7 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 			case ok && cur == r.OID:
 				a.Op, a.Reason, a.Done = "skip_branch", "already restored", true
 			case ok:
-				a.Op, a.Reason = "skip_branch", fmt.Sprintf("branch exists at %s; the saved tip is %s (git branch -f %s %s to take it)", short(cur), short(r.OID), shellQuote(name), r.OID)
+				a.Op, a.Reason = "skip_branch", fmt.Sprintf("branch exists at %s; the saved tip is %s (git branch -f %s %s to take it)", resume.Short(cur), resume.Short(r.OID), shellQuote(name), r.OID)
 			default:
 				creates = append(creates, gitcmd.RefUpdate{Op: "create", Ref: "refs/heads/" + name, New: r.OID})
 			}
@@ -782,11 +770,4 @@ func bodyField(body, key string) string {
 		}
 	}
 	return ""
-}
-
-func short(oid string) string {
-	if len(oid) > 12 {
-		return oid[:12]
-	}
-	return oid
 }

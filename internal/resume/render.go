@@ -72,9 +72,9 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 	}
 	fmt.Fprintln(w)
 	if rep.Plan != nil {
-		fmt.Fprintf(w, "plan %s, base %s (%s)\n", *rep.Plan, rep.Base.Ref, short(rep.Base.Commit))
+		fmt.Fprintf(w, "plan %s, base %s (%s)\n", *rep.Plan, rep.Base.Ref, Short(rep.Base.Commit))
 	} else {
-		fmt.Fprintf(w, "base %s (%s)\n", rep.Base.Ref, short(rep.Base.Commit))
+		fmt.Fprintf(w, "base %s (%s)\n", rep.Base.Ref, Short(rep.Base.Commit))
 	}
 
 	for _, ph := range rep.Phases {
@@ -150,7 +150,7 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 		}
 	}
 	if rep.LastCommit != nil {
-		fmt.Fprintf(w, "Last commit: %s on task %s, %s.\n", short(rep.LastCommit.Commit), rep.LastCommit.Task,
+		fmt.Fprintf(w, "Last commit: %s on task %s, %s.\n", Short(rep.LastCommit.Commit), rep.LastCommit.Task,
 			rep.LastCommit.CommittedAt.Local().Format(time.RFC3339))
 	}
 	var notes []Problem
@@ -186,7 +186,7 @@ func describeWorktree(w *Worktree) string {
 		}
 	}
 	if w.Detached {
-		parts = append(parts, "detached at "+short(w.Head))
+		parts = append(parts, "detached at "+Short(w.Head))
 	} else if w.Branch != "" {
 		parts = append(parts, "on "+w.Branch)
 	}
@@ -212,7 +212,8 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func short(oid string) string {
+// Short abbreviates a commit id for people.
+func Short(oid string) string {
 	if len(oid) > 12 {
 		return oid[:12]
 	}

@@ -37,9 +37,9 @@ type Snapshot struct {
 	Unsaved []string
 }
 
-// gitDirOf reads the worktree's .git file to find its private git directory
+// GitDirOf reads the worktree's .git file to find its private git directory
 // (index, HEAD), without starting git.
-func gitDirOf(path string) (string, error) {
+func GitDirOf(path string) (string, error) {
 	data, err := os.ReadFile(filepath.Join(path, ".git"))
 	if err != nil {
 		return "", err
@@ -91,7 +91,7 @@ func Save(ctx context.Context, repo *gitcmd.Repo, path, head, tmpDir string, dir
 		return snap, nil
 	}
 
-	gd, err := gitDirOf(path)
+	gd, err := GitDirOf(path)
 	if err != nil {
 		return nil, fmt.Errorf("save %s: %w", path, err)
 	}

@@ -172,7 +172,7 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 			}
 			fmt.Fprintf(w, "%ssave worktree %s (%s) as %s\n", would, rel(a.Path), what, a.Ref)
 		case "save_branch":
-			fmt.Fprintf(w, "%ssave branch %s (%s) as %s\n", would, a.Branch, short(a.Commit), a.Ref)
+			fmt.Fprintf(w, "%ssave branch %s (%s) as %s\n", would, a.Branch, resume.Short(a.Commit), a.Ref)
 		case "remove_worktree", "prune_worktree":
 			verb := map[string]string{"remove_worktree": "remove", "prune_worktree": "prune"}[a.Op]
 			line := fmt.Sprintf("%s%s worktree %s", would, verb, rel(a.Path))
@@ -188,13 +188,13 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 			}
 			fmt.Fprintln(w, line)
 		case "delete_branch":
-			fmt.Fprintf(w, "%sdelete branch %s (was %s)\n", would, a.Branch, short(a.Commit))
+			fmt.Fprintf(w, "%sdelete branch %s (was %s)\n", would, a.Branch, resume.Short(a.Commit))
 		case "skip_worktree":
 			fmt.Fprintf(w, "skip worktree %s: %s\n", rel(a.Path), q(a.Reason))
 		case "skip_branch":
 			fmt.Fprintf(w, "skip branch %s: %s\n", a.Branch, q(a.Reason))
 		case "restore_branch":
-			fmt.Fprintf(w, "%srestore branch %s at %s\n", would, a.Branch, short(a.Commit))
+			fmt.Fprintf(w, "%srestore branch %s at %s\n", would, a.Branch, resume.Short(a.Commit))
 		case "restore_worktree":
 			fmt.Fprintf(w, "saved worktree %s; to bring it back:\n  %s\n", q(a.Path), a.Command)
 		case "save_claim":
@@ -234,11 +234,4 @@ func hasSaves(res *clean.Result) bool {
 		}
 	}
 	return false
-}
-
-func short(oid string) string {
-	if len(oid) > 12 {
-		return oid[:12]
-	}
-	return oid
 }
