@@ -5,8 +5,9 @@
 #   examples/demo.sh            build the crash, report, clean, report again
 #   examples/demo.sh --keep     also print the repository path and keep it
 #
-# Uses git-taskresume and git-taskclean from PATH (./install.sh puts them
-# there); when they are missing it builds them into a temporary directory.
+# Uses git-taskresume and git-taskclean from PATH, or from where ./install.sh
+# put them ($PREFIX/bin, default ~/.local/bin); when they are missing it
+# builds them into a temporary directory.
 set -euo pipefail
 
 keep=false
@@ -15,6 +16,11 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 $keep || trap 'rm -rf "$tmp"' EXIT
 
+# Where ./install.sh puts them, even when that is not on PATH yet.
+installed="${PREFIX:-$HOME/.local}/bin"
+if ! command -v git-taskresume >/dev/null && [ -x "$installed/git-taskresume" ] && [ -x "$installed/git-taskclean" ]; then
+  export PATH="$installed:$PATH"
+fi
 if ! command -v git-taskresume >/dev/null || ! command -v git-taskclean >/dev/null; then
   echo "(git-taskresume not on PATH: building it into $tmp/bin)"
   (cd "$here" && GOBIN="$tmp/bin" go install ./cmd/...)
