@@ -114,7 +114,7 @@ type target struct {
 
 func gatherOpts(opts Options, light bool) resume.Options {
 	return resume.Options{Run: opts.Run, PlanPath: opts.PlanPath, Base: opts.Base, Cwd: opts.Cwd,
-		Remote: opts.Remote, SkipStatus: light}
+		Remote: opts.Remote, Light: light}
 }
 
 func checkTasks(st *resume.State, opts Options) (map[string]bool, error) {
@@ -145,7 +145,7 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 			return nil, err
 		}
 	}
-	res, err := act(ctx, repo, opts, lock)
+	res, st, err := act(ctx, repo, opts, lock)
 	if lock != nil {
 		if err == nil {
 			lock.Finish()
@@ -159,22 +159,35 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	after, err := resume.Gather(ctx, repo, gatherOpts(opts, false))
-	if err == nil {
-		res.Report = after.Report
+	res.Report = st.Report
+	if changed(res) {
+		if after, err := resume.Gather(ctx, repo, gatherOpts(opts, false)); err == nil {
+			res.Report = after.Report
+		}
 	}
 	return res, nil
 }
 
-func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Result, error) {
-	st, err := resume.Gather(ctx, repo, gatherOpts(opts, false))
-	if err != nil {
-		return nil, err
+// changed reports whether the clean changed the run (its report must be
+// read again) rather than only saving or skipping.
+func changed(res *Result) bool {
+	for _, a := range res.Actions {
+		if a.Done && !strings.HasPrefix(a.Op, "save_") {
+			return true
+		}
 	}
-	res := &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}}
+	return false
+}
+
+func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res *Result, st *resume.State, err error) {
+	st, err = resume.Gather(ctx, repo, gatherOpts(opts, false))
+	if err != nil {
+		return nil, nil, err
+	}
+	res = &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}}
 	wantTask, err := checkTasks(st, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	done := map[string]bool{}
 	for _, s := range st.States {
@@ -286,7 +299,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Res
 
 	if len(targets) == 0 && len(delBranches) == 0 && len(dropClaims) == 0 {
 		// Nothing left of any interrupted clean either: the lock goes idle.
-		return res, nil
+		return res, st, nil
 	}
 
 	stamp := Stamp(opts.Now)
@@ -296,7 +309,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Res
 			res.Resumed = stamp
 		}
 		if err := lock.Start(stamp); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	res.Stamp = stamp
@@ -332,7 +345,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Res
 			msg := fmt.Sprintf("taskclean %s: worktree %s\n\npath %s\nhead %s\n", opts.Run, filepath.Base(w.Path), strconv.Quote(w.Path), w.Head)
 			snap, err := worktree.Save(ctx, repo, w.Path, w.Head, repo.CommonDir, t.dirty && !w.Missing && !w.Broken, msg)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if len(snap.Unsaved) > 0 {
 				// Work we cannot save must not be removed.
@@ -380,7 +393,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Res
 	}
 	if !opts.DryRun && len(saves) > 0 {
 		if err := repo.UpdateRefs(ctx, saves); err != nil {
-			return nil, fmt.Errorf("save to %s: %w", prefix, err)
+			return nil, nil, fmt.Errorf("save to %s: %w", prefix, err)
 		}
 		steps.step()
 	}
@@ -451,7 +464,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Res
 		}
 		if !opts.DryRun {
 			if err := repo.UpdateRefs(ctx, dels); err != nil {
-				return nil, fmt.Errorf("delete branches (nothing deleted; a branch moved since it was read?): %w", err)
+				return nil, nil, fmt.Errorf("delete branches (nothing deleted; a branch moved since it was read?): %w", err)
 			}
 			for _, a := range res.Actions {
 				if a.Op == "delete_branch" {
@@ -492,7 +505,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (*Res
 			}
 		}
 	}
-	return res, nil
+	return res, st, nil
 }
 
 func sortedKeys(m map[string]*claims.Claim) []string {

@@ -33,9 +33,10 @@ type Options struct {
 	Cwd string
 	// Remote also reads refs/remotes/<Remote>/ (local branches win).
 	Remote string
-	// SkipStatus leaves out what each worktree holds (one git process per
-	// worktree): for a quick check of the input before acting on it.
-	SkipStatus bool
+	// Light checks the input (run id, plan, base, task ids) and reads
+	// branches and worktrees, but not history, claims or what each worktree
+	// holds: task states are then unknown. For validating before acting.
+	Light bool
 }
 
 // InputError is bad usage or input: exit code 2, nothing changed.
@@ -215,6 +216,9 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		}
 	}
 	sort.Strings(tips)
+	if opts.Light {
+		tips = nil
+	}
 	commits, err := repo.Walk(ctx, tips, []string{base.Commit})
 	if err != nil {
 		return nil, fmt.Errorf("walk the run's history: %w", err)
@@ -227,7 +231,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 
 	if p != nil {
 		st.States = branches.Decide(p, m, commits, nil)
-		if !allCompleted(st.States) {
+		if !allCompleted(st.States) && !opts.Light {
 			merged, err := findMerged(ctx, repo, p, run, base.Commit, planRepoPath)
 			if err != nil {
 				return nil, err
@@ -248,11 +252,12 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		}
 	}
 
-	st.Claims, err = claims.Read(ctx, repo, run, time.Now())
-	if err != nil {
-		return nil, err
+	if !opts.Light {
+		if st.Claims, err = claims.Read(ctx, repo, run, time.Now()); err != nil {
+			return nil, err
+		}
 	}
-	runWts := st.classifyWorktrees(ctx, wts, m, !opts.SkipStatus)
+	runWts := st.classifyWorktrees(ctx, wts, m, !opts.Light)
 	st.build(runWts, m)
 	st.compareRemote(commits)
 	rep.GitProcesses = int(gitcmd.Processes() - started)
