@@ -41,14 +41,15 @@ type Claim struct {
 // Ref is the claim ref of a task.
 func Ref(run, id string) string { return Root + run + "/" + id }
 
-// DefaultHolder names this resumer when --as is not given.
+// DefaultHolder names this resumer when --as is not given: unique to this
+// process, so two unnamed claimers never pass for one.
 func DefaultHolder() string {
 	name := "agent"
 	if u, err := user.Current(); err == nil && u.Username != "" {
 		name = u.Username
 	}
 	host, _ := os.Hostname()
-	return fmt.Sprintf("%s@%s:%d", name, host, os.Getppid())
+	return fmt.Sprintf("%s@%s:%d", name, host, os.Getpid())
 }
 
 // Read returns the run's claims by task id.

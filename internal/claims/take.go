@@ -21,6 +21,10 @@ type Request struct {
 	Now      time.Time
 	Runnable []string          // in plan order
 	Held     map[string]*Claim // the claims as last read
+	// Named is true when the holder gave its name (--as): only then is a
+	// task it already holds its own to take again (a default name is
+	// unique to one process).
+	Named bool
 }
 
 // Take claims the first runnable task nobody holds, taking over an expired
@@ -28,7 +32,7 @@ type Request struct {
 // holder already has is returned again, so a retry is harmless.
 func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (string, error) {
 	for _, id := range req.Runnable {
-		if c := req.Held[id]; c != nil && c.Holder == req.Holder && !c.Expired {
+		if c := req.Held[id]; req.Named && c != nil && c.Holder == req.Holder && !c.Expired {
 			return id, nil
 		}
 	}

@@ -104,6 +104,8 @@ func parseStamp(s string) (time.Time, bool) {
 }
 
 type target struct {
+	// savedAt is when its save began: anything newer was not saved.
+	savedAt time.Time
 	wt      *resume.Worktree
 	dirty   bool
 	save    bool
@@ -226,6 +228,11 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 		case isSymlink(w.Path):
 			skip = "its path is a symbolic link; not followed"
 		}
+		if skip == "" && !w.Missing && !w.Broken {
+			if nested := worktree.NestedRepos(w.Path); len(nested) > 0 {
+				skip = "holds embedded repositories that cannot be saved: " + strings.Join(nested, ", ")
+			}
+		}
 		if skip == "" && opts.OlderThan > 0 && !w.Missing {
 			if t := lastChange(w.Path); opts.Now.Sub(t) < opts.OlderThan {
 				skip = fmt.Sprintf("changed %s ago (--older-than %s)", opts.Now.Sub(t).Round(time.Second), opts.OlderThan)
@@ -304,9 +311,10 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 
 	stamp := Stamp(opts.Now)
 	if lock != nil {
-		if lock.Interrupted != "" {
-			stamp = lock.Interrupted
-			res.Resumed = stamp
+		// Always a new stamp, so a stamp's date is when its saves were made
+		// (what --expire-backups goes by); the interrupted clean is linked.
+		if lock.Interrupted != "" && lock.Interrupted != stamp {
+			res.Resumed = lock.Interrupted
 		}
 		if err := lock.Start(stamp); err != nil {
 			return nil, nil, err
@@ -320,20 +328,12 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 	// 1. Save: build every snapshot, then record them all in one atomic
 	// ref transaction. Until that transaction, nothing has been removed.
 	names := newNamer()
-	// Saves an interrupted clean already made, by worktree path: an
-	// identical save (same HEAD, same tree) is reused rather than repeated.
-	earlier := map[string]gitcmd.SavedRef{}
-	if res.Resumed != "" {
-		if existing, err := repo.SavedRefs(ctx, prefix); err == nil {
-			for _, r := range existing {
-				names.used[r.Name] = true
-				if p, err := strconv.Unquote(bodyField(r.Body, "path")); err == nil && strings.HasPrefix(r.Name, prefix+"worktree/") {
-					earlier[p] = r
-				}
-			}
-		}
-	}
 	var saves []gitcmd.RefUpdate
+	if res.Resumed != "" {
+		// Link this clean to the interrupted one it follows, so that --undo
+		// restores both and --expire-backups keeps both while this is young.
+		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: prefix + "continues/" + res.Resumed, New: st.Report.Base.Commit})
+	}
 	for _, t := range targets {
 		w := t.wt
 		if !t.save {
@@ -343,9 +343,17 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 		a.Ref = names.name(prefix+"worktree/", filepath.Base(w.Path))
 		if !opts.DryRun {
 			msg := fmt.Sprintf("taskclean %s: worktree %s\n\npath %s\nhead %s\n", opts.Run, filepath.Base(w.Path), strconv.Quote(w.Path), w.Head)
+			t.savedAt = time.Now()
 			snap, err := worktree.Save(ctx, repo, w.Path, w.Head, repo.CommonDir, t.dirty && !w.Missing && !w.Broken, msg)
 			if err != nil {
-				return nil, nil, err
+				// What cannot be saved is not removed; the rest goes on.
+				a.Op, a.Reason, a.Ref = "skip_worktree", "cannot save it: "+firstLine(err), ""
+				res.Actions = append(res.Actions, a)
+				t.action = a
+				if w.Branch != "" {
+					keepBranch[w.Branch] = w.Path
+				}
+				continue
 			}
 			if len(snap.Unsaved) > 0 {
 				// Work we cannot save must not be removed.
@@ -361,12 +369,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 			}
 			t.snap = snap
 			a.Commit = snap.Commit
-			if e, ok := earlier[w.Path]; ok && len(e.Parents) > 0 && e.Parents[0] == w.Head &&
-				(snap.Stash && len(e.Parents) > 1 && e.Tree == snap.Tree || !snap.Stash && len(e.Parents) == 1) {
-				a.Ref, a.Commit = e.Name, e.OID // saved already by the interrupted clean
-			} else {
-				saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: snap.Commit})
-			}
+			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: snap.Commit})
 		}
 		a.Command = restoreCommand(w.Path, a.Ref, t.dirty && !w.Missing && !w.Broken)
 		t.action = a
@@ -376,9 +379,11 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 		if opts.NoBackup {
 			continue
 		}
+		// A branch name is a valid ref name already: saved as it is, so
+		// --undo brings it back under the same name.
 		a := &Action{Op: "save_branch", Task: bt.task, Branch: bt.b.Name, Commit: bt.b.OID,
-			Ref: names.name(prefix+"branch/", bt.b.Name)}
-		a.Command = "git branch " + shellQuote(bt.b.Name) + " " + bt.b.OID
+			Ref: prefix + "branch/" + bt.b.Name}
+		a.Command = "git branch " + resume.ShellQuote(bt.b.Name) + " " + bt.b.OID
 		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: bt.b.OID})
 		res.Actions = append(res.Actions, a)
 	}
@@ -425,6 +430,17 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 		// Force only what was saved (or what the user chose not to save);
 		// otherwise git re-checks that the worktree is still clean.
 		force := t.snap != nil && t.snap.Stash || opts.NoBackup
+		if t.snap != nil && t.snap.Stash {
+			// A forced removal deletes whatever is there: only what the save
+			// saw may go. An agent that wrote since keeps its worktree.
+			if lc := lastChange(w.Path); lc.After(t.savedAt) {
+				a.Op, a.Reason = "skip_worktree", "it changed while it was being saved; left in place (its save is kept; rerun git taskclean)"
+				if w.Branch != "" {
+					keepBranch[w.Branch] = w.Path
+				}
+				continue
+			}
+		}
 		var err error
 		if w.Broken {
 			// git refuses to remove an entry it cannot validate; drop the
@@ -623,18 +639,11 @@ func (n *namer) name(prefix, name string) string {
 
 // restoreCommand is the one command that brings a saved worktree back.
 func restoreCommand(path, ref string, stash bool) string {
-	add := fmt.Sprintf("git worktree add --detach %s %s^1", shellQuote(path), ref)
+	add := fmt.Sprintf("git worktree add --detach %s %s^1", resume.ShellQuote(path), ref)
 	if !stash {
 		return add
 	}
-	return fmt.Sprintf("%s && git -C %s stash apply --index %s", add, shellQuote(path), ref)
-}
-
-func shellQuote(s string) string {
-	if regexp.MustCompile(`^[A-Za-z0-9._/@:+=-]+$`).MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return fmt.Sprintf("%s && git -C %s stash apply --index %s", add, resume.ShellQuote(path), ref)
 }
 
 // Undo restores the branches the last clean of the run deleted and tells how
@@ -654,11 +663,26 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 	}
 	last := stamps[len(stamps)-1]
 	res.Stamp = last
-	prefix := BackupRoot + opts.Run + "/" + last + "/"
-	res.Backup = prefix
+	res.Backup = BackupRoot + opts.Run + "/" + last + "/"
+	// The last clean, and the interrupted cleans it continued.
+	chain := map[string]bool{}
+	for s := last; s != "" && !chain[s]; {
+		chain[s] = true
+		next := ""
+		for _, r := range saved {
+			if c, ok := strings.CutPrefix(r.Name, BackupRoot+opts.Run+"/"+s+"/continues/"); ok {
+				next = c
+			}
+		}
+		s = next
+	}
+	inChain := func(ref string) (string, bool) {
+		st := stampOf(ref, opts.Run)
+		return BackupRoot + opts.Run + "/" + st + "/", chain[st]
+	}
 	var names []string
 	for _, r := range saved {
-		if strings.HasPrefix(r.Name, prefix+"branch/") {
+		if prefix, ok := inChain(r.Name); ok && strings.HasPrefix(r.Name, prefix+"branch/") {
 			names = append(names, "refs/heads/"+r.Name[len(prefix+"branch/"):])
 		}
 	}
@@ -681,7 +705,14 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 		defer lock.Release()
 	}
 	var creates []gitcmd.RefUpdate
+	restoring := map[string]bool{}
+	// Newest stamp first, so a branch saved twice comes back at its latest tip.
+	sort.SliceStable(saved, func(i, j int) bool { return stampOf(saved[i].Name, opts.Run) > stampOf(saved[j].Name, opts.Run) })
 	for _, r := range saved {
+		prefix, ok := inChain(r.Name)
+		if !ok {
+			continue
+		}
 		switch {
 		case strings.HasPrefix(r.Name, prefix+"branch/"):
 			name := r.Name[len(prefix+"branch/"):]
@@ -690,8 +721,11 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 			case ok && cur == r.OID:
 				a.Op, a.Reason, a.Done = "skip_branch", "already restored", true
 			case ok:
-				a.Op, a.Reason = "skip_branch", fmt.Sprintf("branch exists at %s; the saved tip is %s (git branch -f %s %s to take it)", resume.Short(cur), resume.Short(r.OID), shellQuote(name), r.OID)
+				a.Op, a.Reason = "skip_branch", fmt.Sprintf("branch exists at %s; the saved tip is %s (git branch -f %s %s to take it)", resume.Short(cur), resume.Short(r.OID), resume.ShellQuote(name), r.OID)
+			case restoring[name]:
+				continue // an older save of a branch already being restored
 			default:
+				restoring[name] = true
 				creates = append(creates, gitcmd.RefUpdate{Op: "create", Ref: "refs/heads/" + name, New: r.OID})
 			}
 			res.Actions = append(res.Actions, a)
@@ -728,11 +762,26 @@ func Expire(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, erro
 		return nil, err
 	}
 	res := &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}}
+	// A stamp stays while it is young, or while a young clean continues it.
+	keep := map[string]bool{}
+	for _, s := range stampsOf(saved, opts.Run) {
+		if t, _ := parseStamp(s); opts.Now.Sub(t) < opts.ExpireBackups {
+			keep[s] = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, r := range saved {
+			from := stampOf(r.Name, opts.Run)
+			if c, ok := strings.CutPrefix(r.Name, BackupRoot+opts.Run+"/"+from+"/continues/"); ok && keep[from] && !keep[c] {
+				keep[c], changed = true, true
+			}
+		}
+	}
 	var dels []gitcmd.RefUpdate
 	for _, r := range saved {
 		stamp := stampOf(r.Name, opts.Run)
-		t, ok := parseStamp(stamp)
-		if !ok || opts.Now.Sub(t) < opts.ExpireBackups {
+		if _, ok := parseStamp(stamp); !ok || keep[stamp] {
 			continue
 		}
 		dels = append(dels, gitcmd.RefUpdate{Op: "delete", Ref: r.Name, Old: r.OID})

@@ -30,7 +30,7 @@ type Lock struct {
 type LockedError struct{ Run, Holder, Path string }
 
 func (e *LockedError) Error() string {
-	return fmt.Sprintf("another git taskclean of run %s is running (%s); wait for it, or remove %s if that process is gone", e.Run, e.Holder, e.Path)
+	return fmt.Sprintf("another git taskclean of run %s is running (%s); wait for it to finish and rerun (the lock %s frees itself when that process ends)", e.Run, e.Holder, e.Path)
 }
 
 // lockPath is the lock file of run.

@@ -83,6 +83,34 @@ type Runner struct {
 	// runners set GIT_OPTIONAL_LOCKS=0 so that a report running beside live
 	// agents never refreshes (and locks) their index.
 	Write bool
+	// Worktree marks a runner that works inside one linked worktree (its
+	// status, its files). It must see that worktree and nothing else, so
+	// the caller's GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE... (set inside git
+	// hooks, or by `git --git-dir`) are not passed on: with them, status
+	// would describe another tree and dirty work could go unsaved.
+	Worktree bool
+}
+
+// repoScoped are the variables that pin git to one repository and tree.
+var repoScoped = []string{"GIT_DIR=", "GIT_WORK_TREE=", "GIT_INDEX_FILE=", "GIT_COMMON_DIR=",
+	"GIT_PREFIX=", "GIT_OBJECT_DIRECTORY=", "GIT_NAMESPACE="}
+
+func environ(worktree bool) []string {
+	env := os.Environ()
+	if !worktree {
+		return env
+	}
+	out := env[:0:0]
+next:
+	for _, kv := range env {
+		for _, p := range repoScoped {
+			if strings.HasPrefix(kv, p) {
+				continue next
+			}
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // traceMu serialises appends to the trace file; commands run git
@@ -125,7 +153,7 @@ func (r Runner) RunEnv(ctx context.Context, env []string, stdin []byte, args ...
 		full = append([]string{"-C", r.Dir}, args...)
 	}
 	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_ADVICE=0")
+	cmd.Env = append(environ(r.Worktree), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_ADVICE=0")
 	if !r.Write {
 		cmd.Env = append(cmd.Env, "GIT_OPTIONAL_LOCKS=0")
 	}

@@ -734,6 +734,11 @@ func ValidateRunID(id string) error {
 	if strings.HasSuffix(id, ".") {
 		return fmt.Errorf("run id %s ends with \".\"", q)
 	}
+	// A run "ab-task-1" would own branches "ab-task-1-..." that read as
+	// task 1 of run "ab": run ids never hold the task separator.
+	if strings.Contains(strings.ToLower(id), "-task-") || strings.HasSuffix(strings.ToLower(id), "-task") {
+		return fmt.Errorf("run id %s contains \"-task\", which separates a run from its task ids", q)
+	}
 	// git refuses a ref component ending in ".lock"; reject any case so the
 	// id also works on case-insensitive file systems.
 	if len(id) >= 5 && asciiEqualFold(id[len(id)-5:], ".lock") {

@@ -52,7 +52,7 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 	var live []string
 	var detached []string
 	for _, w := range wts {
-		if w.Bare || !belongsToRun(w, run) {
+		if w.Bare || !st.belongsToRun(w, run) {
 			continue
 		}
 		rw := &Worktree{Path: w.Path, Head: w.HEAD, Branch: w.BranchShort(), Detached: w.Detached,
@@ -244,9 +244,12 @@ func (st *State) build(wts []*Worktree, m branches.Match) {
 		case st.Plan == nil:
 			// without a plan nothing else can be called stale
 		case w.Task == "?":
-			w.Stale = true
+			// Not stale: it belongs to no task we know; --all removes it.
 			rep.Problems = append(rep.Problems, Problem{Kind: "unknown_worktree",
-				Message: fmt.Sprintf("worktree %s matches no task of the plan", w.Path)})
+				Message: fmt.Sprintf("worktree %s matches no task of the plan (git taskclean --all removes it)", w.Path)})
+		case st.Claims[w.Task] != nil && !st.Claims[w.Task].Expired:
+			// An orchestrator holds the task: its worktree is live work
+			// (git taskclean --task or --all still removes it).
 		case !done[w.Task]:
 			w.Stale = true
 		}
@@ -264,7 +267,7 @@ func (st *State) build(wts []*Worktree, m branches.Match) {
 		}
 	}
 	if len(rep.StaleWorktrees) > 0 {
-		rep.CleanCommand = "git taskclean --run " + run
+		rep.CleanCommand = "git taskclean --run " + run + st.sameReadFlags()
 		rep.Problems = append(rep.Problems, Problem{Kind: "stale_worktree",
 			Message: fmt.Sprintf("%d stale worktree(s): %s", len(rep.StaleWorktrees), rep.CleanCommand)})
 	}
@@ -439,4 +442,31 @@ func relHint(rel string) string {
 		return "pull it"
 	}
 	return "reconcile them; the local branch is what counts"
+}
+
+// sameReadFlags repeats how this report read the run (--plan, --base,
+// --remote), so the suggested clean sees the same run.
+func (st *State) sameReadFlags() string {
+	var b strings.Builder
+	for _, f := range [][2]string{{"--plan", st.opts.PlanPath}, {"--base", st.opts.Base}, {"--remote", st.opts.Remote}} {
+		if f[1] != "" {
+			b.WriteString(" " + f[0] + " " + ShellQuote(f[1]))
+		}
+	}
+	return b.String()
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/@:+=-,", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -66,6 +66,7 @@ type State struct {
 	// WorktreeDir is where task worktrees live (taskresume.worktreeDir).
 	WorktreeDir string
 	fromPhase   int
+	opts        Options
 }
 
 // OpenRepo opens the repository at dir, or says plainly that there is none.
@@ -99,7 +100,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	if err != nil {
 		return nil, fmt.Errorf("read git config: %w", err)
 	}
-	st := &State{Repo: repo, WorktreeDir: ".worktrees"}
+	st := &State{Repo: repo, WorktreeDir: ".worktrees", opts: opts}
 	if d := cfg["taskresume.worktreedir"]; d != "" {
 		st.WorktreeDir = filepath.Clean(d)
 	}
@@ -130,13 +131,16 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		}
 	}
 	st.Remote = remote
+	// A glob's "*" stops at "/": "/**" also reads task branches such as
+	// <run>-task-2-2-fix/wip.
 	patterns := []string{
 		"refs/heads/" + branches.TaskPrefix(run) + "*",
+		"refs/heads/" + branches.TaskPrefix(run) + "*/**",
 		"refs/heads/" + branches.MainBranch(run),
 		"refs/heads/main", "refs/heads/master", "refs/remotes/origin/HEAD"}
 	remotePrefix := "refs/remotes/" + remote + "/"
 	if remote != "" {
-		patterns = append(patterns, remotePrefix+branches.TaskPrefix(run)+"*", remotePrefix+branches.MainBranch(run))
+		patterns = append(patterns, remotePrefix+branches.TaskPrefix(run)+"*", remotePrefix+branches.TaskPrefix(run)+"*/**", remotePrefix+branches.MainBranch(run))
 	}
 	refs, err := repo.Refs(ctx, patterns...)
 	if err != nil {
@@ -191,7 +195,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		return nil, err
 	}
 
-	if p == nil && len(st.TaskBranches) == 0 && st.MainBranch == nil && !hasRunWorktree(wts, run) {
+	if p == nil && len(st.TaskBranches) == 0 && st.MainBranch == nil && !st.hasRunWorktree(wts, run) {
 		return nil, inputErr("unknown run %q: no plan at %s and no branch %s* (check the run id, or pass --plan)", run, planName, branches.TaskPrefix(run))
 	}
 
@@ -264,41 +268,52 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	return st, nil
 }
 
-func hasRunWorktree(wts []*worktree.Worktree, run string) bool {
+func (st *State) hasRunWorktree(wts []*worktree.Worktree, run string) bool {
 	for _, w := range wts {
-		if belongsToRun(w, run) {
+		if st.belongsToRun(w, run) {
 			return true
 		}
 	}
 	return false
 }
 
-func belongsToRun(w *worktree.Worktree, run string) bool {
-	name := w.Name()
+// belongsToRun: a worktree is the run's when its HEAD is one of the run's
+// branches, or when its directory, inside the worktree folder, carries the
+// run's name. A directory of that name elsewhere is somebody else's.
+func (st *State) belongsToRun(w *worktree.Worktree, run string) bool {
 	br := w.BranchShort()
-	return strings.HasPrefix(name, branches.TaskPrefix(run)) || name == branches.MainBranch(run) ||
-		strings.HasPrefix(br, branches.TaskPrefix(run)) || br == branches.MainBranch(run)
+	if strings.HasPrefix(br, branches.TaskPrefix(run)) || br == branches.MainBranch(run) {
+		return true
+	}
+	name := w.Name()
+	return (strings.HasPrefix(name, branches.TaskPrefix(run)) || name == branches.MainBranch(run)) && st.inWorktreeDir(w.Path)
 }
 
 // checkShallow refuses to answer when the walk reached a shallow boundary:
 // beyond it git pretends there is no history, and counts come out wrong.
 func checkShallow(repo *gitcmd.Repo, commits []gitcmd.Commit) error {
-	f, err := os.Open(filepath.Join(repo.CommonDir, "shallow"))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	boundary := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		boundary[strings.TrimSpace(sc.Text())] = true
-	}
+	boundary := shallowBoundary(repo)
 	for _, c := range commits {
 		if boundary[c.OID] {
 			return inputErr("this clone is shallow and the run's history goes past its boundary at %s: fetch more (git fetch --unshallow; in CI, fetch-depth: 0)", c.OID[:12])
 		}
 	}
 	return nil
+}
+
+// shallowBoundary is the set of commits whose parents a shallow clone lacks.
+func shallowBoundary(repo *gitcmd.Repo) map[string]bool {
+	boundary := map[string]bool{}
+	f, err := os.Open(filepath.Join(repo.CommonDir, "shallow"))
+	if err != nil {
+		return boundary
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		boundary[strings.TrimSpace(sc.Text())] = true
+	}
+	return boundary
 }
 
 // loadPlan reads the plan. A plan the user named must exist; the default

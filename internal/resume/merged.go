@@ -37,6 +37,18 @@ func findMerged(ctx context.Context, repo *gitcmd.Repo, p *plan.Plan, run, base,
 	if err != nil {
 		return nil, err
 	}
+	if repo.Shallow {
+		// At a shallow boundary git reports the cut commit as the one that
+		// "added" the plan, and the search would stop short: refuse.
+		boundary := shallowBoundary(repo)
+		cut := boundary[added]
+		for _, c := range log {
+			cut = cut || boundary[c.OID]
+		}
+		if cut {
+			return nil, inputErr("this clone is shallow and the base's history since the plan was added is cut off: fetch more (git fetch --unshallow; in CI, fetch-depth: 0)")
+		}
+	}
 	merged := map[string]bool{}
 	var named []branches.Branch
 	for _, c := range log {

@@ -153,6 +153,6 @@ type Problem struct {
 	// Kind: conflict, unknown_branch, unknown_worktree, stale_worktree,
 	// unreachable_commits, plan_warning, no_plan.
 	Kind    string `json:"kind"`
-	Task    string `json:"task,omitempty"`
+	Task    string `json:"task"`
 	Message string `json:"message"`
 }

@@ -65,7 +65,7 @@ func Save(ctx context.Context, repo *gitcmd.Repo, path, head, tmpDir string, dir
 	// Objects are written from the repository, so that a worktree whose
 	// directory is gone can still have its HEAD recorded; only the dirty
 	// case reads the worktree's files.
-	r := gitcmd.Runner{Dir: path}
+	r := gitcmd.Runner{Dir: path, Worktree: true}
 	if !dirty {
 		r = repo.Runner
 	}
@@ -191,7 +191,7 @@ func copyFile(src, dst string) error {
 // ignored directory is one entry ending in "/"): what a removal deletes
 // without saving.
 func Ignored(ctx context.Context, path string) ([]string, error) {
-	out, err := gitcmd.Runner{Dir: path}.Run(ctx, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	out, err := gitcmd.Runner{Dir: path, Worktree: true}.Run(ctx, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
 	if err != nil {
 		return nil, err
 	}
@@ -246,4 +246,28 @@ func PruneEntry(commonDir, path string) error {
 		}
 	}
 	return fmt.Errorf("no admin entry registers %s", path)
+}
+
+// NestedRepos lists the directories inside a worktree that hold a git
+// repository of their own (a .git file or directory below the top),
+// ignored ones included: a save cannot capture their history, so a worktree
+// holding one is never removed. Symbolic links are not followed.
+func NestedRepos(path string) []string {
+	var found []string
+	filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == path {
+			return nil
+		}
+		if d.Name() == ".git" {
+			if filepath.Dir(p) != path {
+				rel, _ := filepath.Rel(path, filepath.Dir(p))
+				found = append(found, rel+"/")
+			}
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	return found
 }

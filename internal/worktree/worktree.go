@@ -140,7 +140,7 @@ func statusOf(ctx context.Context, path string) Status {
 	if fi, err := os.Lstat(path); err != nil || !fi.IsDir() {
 		return Status{Err: fmt.Errorf("worktree %s is not a directory", path)}
 	}
-	out, err := gitcmd.Runner{Dir: path}.Run(ctx, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=no")
+	out, err := gitcmd.Runner{Dir: path, Worktree: true}.Run(ctx, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=no")
 	if err != nil {
 		return Status{Err: err}
 	}

@@ -58,7 +58,7 @@ func App(stdout io.Writer) *cli.App {
 			&cli.IntFlag{Name: "from-phase", Usage: "put phases before `N` out of scope"},
 			&cli.StringFlag{Name: "remote", Usage: "also read the run's branches from refs/remotes/`NAME`/ (local wins; default: git config taskresume.remote)"},
 			&cli.BoolFlag{Name: "claim", Usage: "take the first runnable task nobody holds, print its id (exit 1 when none is free)"},
-			&cli.StringFlag{Name: "as", Usage: "the claim holder's `NAME` (default user@host:ppid)"},
+			&cli.StringFlag{Name: "as", Usage: "the claim holder's `NAME` (default user@host:pid, unique to this call; --renew and --release need it)"},
 			&cli.DurationFlag{Name: "ttl", Value: 30 * time.Minute, Usage: "a claim expires after `DURATION` unless renewed"},
 			&cli.StringFlag{Name: "renew", Usage: "extend the holder's claim of task `ID` by --ttl"},
 			&cli.StringFlag{Name: "release", Usage: "drop the holder's claim of task `ID`"},
@@ -250,7 +250,10 @@ func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
 func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.State, stdout io.Writer) error {
 	rep := st.Report
 	req := claims.Request{Run: rep.RunID, Remote: c.String("remote"), Holder: c.String("as"),
-		TTL: c.Duration("ttl"), Now: time.Now(), Held: st.Claims}
+		TTL: c.Duration("ttl"), Now: time.Now(), Held: st.Claims, Named: c.String("as") != ""}
+	if !req.Named && (c.IsSet("renew") || c.IsSet("release")) {
+		return &cliutil.UsageError{Msg: "--renew and --release need --as NAME: the name the claim was taken with"}
+	}
 	if req.Holder == "" {
 		req.Holder = claims.DefaultHolder()
 	}
