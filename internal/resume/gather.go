@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -96,17 +97,51 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	}
 	run := opts.Run
 	started := gitcmd.Processes()
-	cfg, err := repo.Config(ctx, "taskresume")
-	if err != nil {
-		return nil, fmt.Errorf("read git config: %w", err)
-	}
 	st := &State{Repo: repo, WorktreeDir: ".worktrees", opts: opts}
-	if d := cfg["taskresume.worktreedir"]; d != "" {
-		st.WorktreeDir = filepath.Clean(d)
-	}
 	rep := &Report{SchemaVersion: SchemaVersion, RunID: run, Problems: []Problem{},
 		Phases: []Phase{}, Worktrees: []*Worktree{}, UnknownBranches: []string{}, StaleWorktrees: []string{}}
 	st.Report = rep
+
+	// Stage A: what depends only on the run id, read at once. Remote copies
+	// are read for every remote and filtered once the config names one, so
+	// that nothing here waits for anything else.
+	var cfg map[string]string
+	var refs []gitcmd.Ref
+	var wts []*worktree.Worktree
+	err := parallel(
+		func() (err error) {
+			if cfg, err = repo.Config(ctx, "taskresume"); err != nil {
+				err = fmt.Errorf("read git config: %w", err)
+			}
+			return err
+		},
+		func() (err error) {
+			// A glob's "*" stops at "/": "/**" also reads task branches such
+			// as <run>-task-2-2-fix/wip.
+			tp := branches.TaskPrefix(run)
+			refs, err = repo.Refs(ctx,
+				"refs/heads/"+tp+"*", "refs/heads/"+tp+"*/**", "refs/heads/"+branches.MainBranch(run),
+				"refs/heads/main", "refs/heads/master", "refs/remotes/origin/HEAD",
+				"refs/remotes/*/"+tp+"*", "refs/remotes/*/"+tp+"*/**", "refs/remotes/*/"+branches.MainBranch(run))
+			if err != nil {
+				err = fmt.Errorf("list branches: %w", err)
+			}
+			return err
+		},
+		func() (err error) { wts, err = worktree.List(ctx, repo); return err },
+		func() (err error) {
+			if !opts.Light {
+				st.Claims, err = claims.Read(ctx, repo, run, time.Now())
+			}
+			return err
+		},
+	)
+	if err != nil {
+		return nil, err
+	}
+	if d := cfg["taskresume.worktreedir"]; d != "" {
+		st.WorktreeDir = filepath.Clean(d)
+	}
 
 	var planRepoPath string
 	p, planName, warns, err := loadPlan(ctx, repo, opts, cfg, &planRepoPath)
@@ -120,6 +155,16 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	for _, w := range warns {
 		rep.Problems = append(rep.Problems, Problem{Kind: "plan_warning", Message: w.String()})
 	}
+	if p != nil && opts.FromPhase != 0 {
+		found := false
+		for _, ph := range p.Phases {
+			found = found || ph.Number == opts.FromPhase
+		}
+		if !found {
+			return nil, inputErr("--from-phase %d: the plan has no phase %d", opts.FromPhase, opts.FromPhase)
+		}
+		st.fromPhase = opts.FromPhase
+	}
 
 	remote := opts.Remote
 	if remote == "" {
@@ -131,26 +176,16 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		}
 	}
 	st.Remote = remote
-	// A glob's "*" stops at "/": "/**" also reads task branches such as
-	// <run>-task-2-2-fix/wip.
-	patterns := []string{
-		"refs/heads/" + branches.TaskPrefix(run) + "*",
-		"refs/heads/" + branches.TaskPrefix(run) + "*/**",
-		"refs/heads/" + branches.MainBranch(run),
-		"refs/heads/main", "refs/heads/master", "refs/remotes/origin/HEAD"}
 	remotePrefix := "refs/remotes/" + remote + "/"
-	if remote != "" {
-		patterns = append(patterns, remotePrefix+branches.TaskPrefix(run)+"*", remotePrefix+branches.TaskPrefix(run)+"*/**", remotePrefix+branches.MainBranch(run))
-	}
-	refs, err := repo.Refs(ctx, patterns...)
-	if err != nil {
-		return nil, fmt.Errorf("list branches: %w", err)
-	}
 	byName := map[string]gitcmd.Ref{}
 	local := map[string]bool{}
 	var remoteOnly []branches.Branch
 	st.RemoteCopies = map[string]branches.Branch{}
 	for _, r := range refs {
+		if strings.HasPrefix(r.Name, "refs/remotes/") && r.Name != "refs/remotes/origin/HEAD" &&
+			(remote == "" || !strings.HasPrefix(r.Name, remotePrefix)) {
+			continue // another remote's copy, or no --remote at all
+		}
 		byName[r.Name] = r
 		if r.Type != "commit" {
 			continue
@@ -175,7 +210,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		}
 	}
 	for _, ref := range []string{"refs/heads/" + branches.MainBranch(run), remotePrefix + branches.MainBranch(run)} {
-		if r, ok := byName[ref]; ok && st.MainBranch == nil && (remote != "" || strings.HasPrefix(ref, "refs/heads/")) {
+		if r, ok := byName[ref]; ok && st.MainBranch == nil {
 			b := branches.Branch{Name: branches.MainBranch(run), Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime}
 			if !strings.HasPrefix(ref, "refs/heads/") {
 				b.Remote = remote
@@ -190,11 +225,6 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	}
 	rep.Base = base
 
-	wts, err := worktree.List(ctx, repo)
-	if err != nil {
-		return nil, err
-	}
-
 	if p == nil && len(st.TaskBranches) == 0 && st.MainBranch == nil && !st.hasRunWorktree(wts, run) {
 		return nil, inputErr("unknown run %q: no plan at %s and no branch %s* (check the run id, or pass --plan)", run, planName, branches.TaskPrefix(run))
 	}
@@ -204,7 +234,9 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		rep.UnknownBranches = append(rep.UnknownBranches, b.Name)
 	}
 
-	// One walk: every commit reachable from a task tip and not from the base.
+	// Stage B, at once: one walk of every commit reachable from a task tip
+	// and not from the base; the search of the base for merged tasks; what
+	// each worktree of the run holds.
 	var tips []string
 	seen := map[string]bool{}
 	for _, b := range st.TaskBranches {
@@ -223,49 +255,58 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	if opts.Light {
 		tips = nil
 	}
-	commits, err := repo.Walk(ctx, tips, []string{base.Commit})
+	var commits []gitcmd.Commit
+	var merged map[string]bool
+	var runWts []*Worktree
+	err = parallel(
+		func() (err error) {
+			if commits, err = repo.Walk(ctx, tips, []string{base.Commit}); err != nil {
+				return fmt.Errorf("walk the run's history: %w", err)
+			}
+			if repo.Shallow {
+				return checkShallow(repo, commits)
+			}
+			return nil
+		},
+		func() (err error) {
+			if p != nil && !opts.Light {
+				merged, err = findMerged(ctx, repo, p, run, base.Commit, planRepoPath)
+			}
+			return err
+		},
+		func() error { runWts = st.classifyWorktrees(ctx, wts, m, !opts.Light); return nil },
+	)
 	if err != nil {
-		return nil, fmt.Errorf("walk the run's history: %w", err)
+		return nil, err
 	}
-	if repo.Shallow {
-		if err := checkShallow(repo, commits); err != nil {
-			return nil, err
-		}
-	}
-
 	if p != nil {
-		st.States = branches.Decide(p, m, commits, nil)
-		if !allCompleted(st.States) && !opts.Light {
-			merged, err := findMerged(ctx, repo, p, run, base.Commit, planRepoPath)
-			if err != nil {
-				return nil, err
-			}
-			if len(merged) > 0 {
-				st.States = branches.Decide(p, m, commits, merged)
-			}
-		}
-		if opts.FromPhase != 0 {
-			found := false
-			for _, ph := range p.Phases {
-				found = found || ph.Number == opts.FromPhase
-			}
-			if !found {
-				return nil, inputErr("--from-phase %d: the plan has no phase %d", opts.FromPhase, opts.FromPhase)
-			}
-			st.fromPhase = opts.FromPhase
-		}
+		st.States = branches.Decide(p, m, commits, merged)
 	}
-
-	if !opts.Light {
-		if st.Claims, err = claims.Read(ctx, repo, run, time.Now()); err != nil {
-			return nil, err
-		}
-	}
-	runWts := st.classifyWorktrees(ctx, wts, m, !opts.Light)
 	st.build(runWts, m)
 	st.compareRemote(commits)
 	rep.GitProcesses = int(gitcmd.Processes() - started)
 	return st, nil
+}
+
+// parallel runs fns at once and returns the first error in argument order,
+// so that which error a user sees does not depend on timing.
+func parallel(fns ...func() error) error {
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = fn()
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (st *State) hasRunWorktree(wts []*worktree.Worktree, run string) bool {
@@ -463,11 +504,18 @@ func ValidRun(run string) (string, error) {
 	return run, nil
 }
 
-func allCompleted(states []branches.TaskState) bool {
-	for _, s := range states {
-		if s.Status != branches.Completed {
-			return false
-		}
+// OpenChecked checks the git version and finds the repository at once; a
+// too-old git is reported first, since its other errors would mislead.
+func OpenChecked(ctx context.Context, prog string) (*gitcmd.Repo, error) {
+	var repo *gitcmd.Repo
+	var verr, oerr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); verr = gitcmd.CheckVersion(ctx, prog) }()
+	go func() { defer wg.Done(); repo, oerr = OpenRepo(ctx, "") }()
+	wg.Wait()
+	if verr != nil {
+		return nil, verr
 	}
-	return true
+	return repo, oerr
 }

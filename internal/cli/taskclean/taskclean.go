@@ -14,7 +14,6 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/clean"
 	"github.com/taskresume/git-taskresume/internal/cliutil"
-	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
 )
 
@@ -102,10 +101,7 @@ func action(c *cli.Context, stdout io.Writer) error {
 	if c.Duration("older-than") < 0 || c.Duration("expire-backups") < 0 {
 		return &cliutil.UsageError{Msg: "durations must be positive, e.g. 30m or 24h"}
 	}
-	if err := gitcmd.CheckVersion(ctx, "git-taskclean"); err != nil {
-		return err
-	}
-	repo, err := resume.OpenRepo(ctx, "")
+	repo, err := resume.OpenChecked(ctx, "git-taskclean")
 	if err != nil {
 		return err
 	}

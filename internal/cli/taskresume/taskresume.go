@@ -99,10 +99,7 @@ func action(c *cli.Context, stdout io.Writer) error {
 	default:
 		return &cliutil.UsageError{Msg: fmt.Sprintf("one run id expected, got %d: %s", c.NArg(), strings.Join(c.Args().Slice(), " "))}
 	}
-	if err := gitcmd.CheckVersion(ctx, "git-taskresume"); err != nil {
-		return err
-	}
-	repo, err := resume.OpenRepo(ctx, "")
+	repo, err := resume.OpenChecked(ctx, "git-taskresume")
 	if err != nil {
 		return err
 	}
@@ -174,10 +171,7 @@ type ListEntry struct {
 }
 
 func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
-	if err := gitcmd.CheckVersion(ctx, "git-taskresume"); err != nil {
-		return err
-	}
-	repo, err := resume.OpenRepo(ctx, "")
+	repo, err := resume.OpenChecked(ctx, "git-taskresume")
 	if err != nil {
 		return err
 	}

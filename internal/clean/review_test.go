@@ -1,0 +1,730 @@
+// Regression tests for the findings of the code review (commit "Review
+// fixes: ..."): one test per finding, each of which fails on the behaviour
+// before the fixes. They use the scenario and helpers of helpers_test.go and
+// the binaries TestMain builds.
+package clean_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// ---- helpers of the review tests ----
+
+// savedAsRE reads "save worktree <rel> (...) as <ref>" lines.
+var savedAsRE = regexp.MustCompile(`(?m)^save worktree (.+?) \(.*\) as (\S+)$`)
+
+// savedAs returns the ref the output says rel was saved as.
+func savedAs(out, rel string) (string, bool) {
+	for _, m := range savedAsRE.FindAllStringSubmatch(out, -1) {
+		if m[1] == rel {
+			return m[2], true
+		}
+	}
+	return "", false
+}
+
+// stampOfRef is the <stamp> of refs/taskclean/<run>/<stamp>/...
+func stampOfRef(ref string) string {
+	rest, ok := strings.CutPrefix(ref, "refs/taskclean/"+run+"/")
+	if !ok {
+		return ""
+	}
+	stamp, _, _ := strings.Cut(rest, "/")
+	return stamp
+}
+
+// copyDirty is a deep copy of d, for tests that change a worktree's work.
+func copyDirty(d *dirtyWT) *dirtyWT {
+	c := *d
+	cp := func(m map[string]string) map[string]string {
+		out := map[string]string{}
+		for k, v := range m {
+			out[k] = v
+		}
+		return out
+	}
+	c.staged, c.work, c.untracked, c.ignored = cp(d.staged), cp(d.work), cp(d.untracked), cp(d.ignored)
+	return &c
+}
+
+// runBin runs one of the built binaries directly (not through git's
+// dispatch), in dir, with extra environment.
+func runBin(dir string, env []string, name string, args ...string) result {
+	cmd := exec.Command(filepath.Join(binDir, name), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		code = -1
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else {
+			stderr.WriteString(err.Error())
+		}
+	}
+	return result{stdout.String(), stderr.String(), code}
+}
+
+// taskresume runs `git taskresume ARGS` in dir through git's dispatch.
+func taskresume(dir string, env []string, args ...string) result {
+	return runGit(dir, env, "", append([]string{"taskresume"}, args...)...)
+}
+
+// oneErrorLine checks that r is a usage failure: exit 2, nothing on stdout,
+// one "error:" line on stderr holding every word of says.
+func oneErrorLine(t *testing.T, what string, r result, says ...string) {
+	t.Helper()
+	if r.code != 2 {
+		t.Errorf("%s: exit %d, want 2\nstdout:\n%s\nstderr:\n%s", what, r.code, r.stdout, r.stderr)
+	}
+	if !strings.HasPrefix(r.stderr, "error: ") || strings.Count(r.stderr, "\n") != 1 || !strings.HasSuffix(r.stderr, "\n") {
+		t.Errorf("%s: stderr is not one \"error:\" line: %q", what, r.stderr)
+	}
+	for _, s := range says {
+		if !strings.Contains(r.stderr, s) {
+			t.Errorf("%s: message %q does not say %q", what, r.stderr, s)
+		}
+	}
+	if r.stdout != "" {
+		t.Errorf("%s: wrote to stdout on error: %q", what, r.stdout)
+	}
+}
+
+// jsonReport is the part of `git taskresume --json` the review tests read.
+type jsonReport struct {
+	Phases []struct {
+		Tasks []struct {
+			ID     string  `json:"id"`
+			Status string  `json:"status"`
+			Branch *string `json:"branch"`
+		} `json:"tasks"`
+	} `json:"phases"`
+	CleanCommand string                       `json:"clean_command"`
+	Problems     []map[string]json.RawMessage `json:"problems"`
+}
+
+func reportJSON(t *testing.T, dir string, args ...string) jsonReport {
+	t.Helper()
+	r := taskresume(dir, nil, append(args, "--json")...)
+	if r.code != 0 {
+		t.Fatalf("git taskresume %s --json: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+	}
+	var rep jsonReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("git taskresume %s --json: %v\n%s", strings.Join(args, " "), err, r.stdout)
+	}
+	return rep
+}
+
+// ---- the findings ----
+
+// TestReviewCrashRerunSavesChangedWorktree (finding 1): a clean killed right
+// after its save transaction, rerun after the worktrees changed, must save
+// them again: the rerun's save holds the new content, not the old save
+// reused because the tracked tree (or HEAD) looked the same.
+func TestReviewCrashRerunSavesChangedWorktree(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	r := taskclean(s.root, []string{"GIT_TASKCLEAN_CRASH_AFTER=1"}, "--run", run)
+	if r.code != 99 {
+		t.Fatalf("crash after the save: exit %d, want 99\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !exists(s.wt(wt22)) || !exists(s.wt(wt23)) {
+		t.Fatalf("setup: the crash was meant to come before any removal")
+	}
+
+	// The agents go on: 2.2 changes only untracked files (its tracked tree
+	// stays as saved), 2.3 a tracked file and a new untracked one.
+	d22, d23 := copyDirty(s.dirtyByName(wt22)), copyDirty(s.dirtyByName(wt23))
+	d22.untracked["NOTES.md"] = "notes of task 2.2, rewritten after the crash\n"
+	d22.untracked["after-crash.txt"] = "new work of 2.2 after the crash\n"
+	d23.work["README.md"] = readme + "Task 2.3 changed this after the crash.\n"
+	d23.untracked["after-crash.txt"] = "new work of 2.3 after the crash\n"
+	for _, d := range []*dirtyWT{d22, d23} {
+		writeFiles(t, d.path, d.work)
+		writeFiles(t, d.path, d.untracked)
+	}
+
+	out := mustClean(t, s.root, "--run", run)
+
+	saved := savedRefs(t, s.root)
+	for _, d := range []*dirtyWT{d22, d23} {
+		if exists(d.path) {
+			t.Errorf("%s still exists after the rerun:\n%s", d.name, out)
+		}
+		ref, ok := savedAs(out, s.rel(d.name))
+		if !ok {
+			t.Errorf("the rerun does not say where it saved %s:\n%s", d.name, out)
+			continue
+		}
+		for _, other := range savedFor(saved, "worktree", d.name) {
+			if stampOfRef(other) > stampOfRef(ref) {
+				t.Errorf("the rerun saved %s as %s, older than %s", d.name, ref, other)
+			}
+		}
+		if err := savedContentErr(t, s.root, ref, d); err != nil {
+			t.Errorf("the rerun's save of %s lacks the work done since the crash:\n%v", d.name, err)
+		}
+	}
+}
+
+// TestReviewCleanUnderHookEnv (finding 2): with GIT_DIR and GIT_INDEX_FILE of
+// the main worktree in the environment (as inside a git hook), the clean
+// must still read each linked worktree's own status, and save its staged
+// and unstaged changes before removing it.
+func TestReviewCleanUnderHookEnv(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	for _, d := range s.dirty {
+		if !regexp.MustCompile(`(?m)^MM db/schema\.sql$`).MatchString(d.status) {
+			t.Fatalf("setup: %s has no staged+unstaged change (MM):\n%s", d.name, d.status)
+		}
+	}
+	env := []string{"GIT_DIR=" + filepath.Join(s.root, ".git"), "GIT_INDEX_FILE=" + filepath.Join(s.root, ".git", "index")}
+	r := taskclean(s.root, env, "--run", run)
+	if r.code != 0 {
+		t.Fatalf("git taskclean under a hook's environment: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, d := range s.dirty {
+		if exists(d.path) {
+			if err := intactErr(t, s, d, true); err != nil {
+				t.Errorf("LOST: %v", err)
+			}
+			t.Errorf("%s was not removed:\n%s", d.name, r.stdout)
+			continue
+		}
+		ref, err := savedSomewhere(t, s, d)
+		if err != nil {
+			t.Errorf("LOST: %s removed without its work saved:\n%v\noutput:\n%s", d.name, err, r.stdout)
+			continue
+		}
+		staged := catBatch(t, s.root, []string{ref + "^2:db/schema.sql"})[ref+"^2:db/schema.sql"]
+		if staged.content != d.staged["db/schema.sql"] {
+			t.Errorf("%s^2:db/schema.sql = %q, want the staged %q", ref, staged.content, d.staged["db/schema.sql"])
+		}
+	}
+}
+
+// lateWriter is a git wrapper, first on PATH, that plays an agent writing
+// late-work.txt into a worktree. when says at which git call: "remove"
+// (`git worktree remove ... PATH`, into PATH) or "save" (the save
+// transaction `git update-ref --stdin`, into every directory listed in
+// $LATE_DIRS).
+func lateWriter(t *testing.T, when string) string {
+	t.Helper()
+	var hook string
+	switch when {
+	case "remove":
+		hook = "if [ \"$1\" = worktree ] && [ \"$2\" = remove ]; then\n" +
+			"  for last in \"$@\"; do :; done\n" +
+			"  printf 'agent result\\n' > \"$last/late-work.txt\"\n" +
+			"fi\n"
+	case "save":
+		hook = "if [ \"$1\" = update-ref ] && [ \"$2\" = --stdin ]; then\n" +
+			"  IFS=:\n" +
+			"  for d in $LATE_DIRS; do [ -d \"$d\" ] && printf 'agent result\\n' > \"$d/late-work.txt\"; done\n" +
+			"  unset IFS\n" +
+			"fi\n"
+	}
+	dir := t.TempDir()
+	script := "#!/bin/sh\n" + hook + "exec " + strconv.Quote(realGit) + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestReviewChangedWhileSaved (finding 3): a worktree written to between its
+// save and its forced removal must stay, with what was written, and the
+// output says it was skipped because it changed while being saved; a branch
+// checked out there stays too. The binary runs directly, so that the git it
+// finds on PATH is the wrapper.
+func TestReviewChangedWhileSaved(t *testing.T) {
+	t.Parallel()
+	check := func(t *testing.T, s *scenario, out string, names []string, branch string) {
+		t.Helper()
+		for _, name := range names {
+			late := filepath.Join(s.wt(name), "late-work.txt")
+			if b, err := os.ReadFile(late); err != nil || string(b) != "agent result\n" {
+				t.Errorf("LOST: %s after the clean: %q, %v (the worktree was removed with work its save does not hold)\noutput:\n%s", late, b, err, out)
+			}
+			l, ok := lineWith(out, "skip worktree "+s.rel(name))
+			if !ok || !strings.Contains(l, "changed while it was being saved") {
+				t.Errorf("output does not say %s was skipped because it changed while being saved:\n%s", name, out)
+			}
+			if _, ok := lineWith(out, "remove worktree "+s.rel(name)); ok {
+				t.Errorf("output says %s was removed:\n%s", name, out)
+			}
+		}
+		if branch != "" {
+			if got := heads(t, s.root)[branch]; got != s.tips[branch] {
+				t.Errorf("branch %s is at %q after the clean, want it kept at %s", branch, got, s.tips[branch])
+			}
+		}
+	}
+	clean := func(t *testing.T, s *scenario, wrap string, env []string, args ...string) string {
+		t.Helper()
+		env = append(env, "PATH="+wrap+string(os.PathListSeparator)+os.Getenv("PATH"))
+		r := runBin(s.root, env, "git-taskclean", append([]string{"--run", run}, args...)...)
+		if r.code != 0 {
+			t.Fatalf("git-taskclean: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		return r.stdout
+	}
+
+	// As the review found it: the agent writes as git is asked to remove.
+	t.Run("write at removal", func(t *testing.T) {
+		t.Parallel()
+		s := newScenario(t, scenarioOpts{})
+		out := clean(t, s, lateWriter(t, "remove"), nil)
+		check(t, s, out, []string{wt22, wt23}, "")
+	})
+	t.Run("write at removal, worktree on a branch", func(t *testing.T) {
+		t.Parallel()
+		s := newScenario(t, scenarioOpts{})
+		w := s.wt(wt21)
+		gitIn(t, w, "", "checkout", "-q", branch21)
+		writeFiles(t, w, map[string]string{"wip.txt": "uncommitted work on 2.1\n"})
+		out := clean(t, s, lateWriter(t, "remove"), nil, "--task", "2.1")
+		check(t, s, out, []string{wt21}, branch21)
+	})
+	// The agent writes once the save is made, before the removal starts.
+	t.Run("write after the save", func(t *testing.T) {
+		t.Parallel()
+		s := newScenario(t, scenarioOpts{})
+		dirs := "LATE_DIRS=" + s.wt(wt22) + ":" + s.wt(wt23)
+		out := clean(t, s, lateWriter(t, "save"), []string{dirs})
+		check(t, s, out, []string{wt22, wt23}, "")
+	})
+}
+
+// TestReviewInterruptedCleanNewStamp (finding 4): a clean after an
+// interrupted one files its saves under a stamp of its own (the stamp's date
+// is what --expire-backups goes by), links it to the interrupted clean, and
+// both survive an expiry that the new stamp is young for; --undo restores
+// the branches of both.
+func TestReviewInterruptedCleanNewStamp(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	const old = "20260101T000000.000000000Z"
+	before := heads(t, s.root)
+	// The interrupted clean (of --task 2.1) saved and deleted 2.1's branch,
+	// then died.
+	oldRef := "refs/taskclean/" + run + "/" + old + "/branch/" + branch21
+	gitIn(t, s.root, "", "update-ref", oldRef, s.tips[branch21])
+	gitIn(t, s.root, "", "update-ref", "-d", "refs/heads/"+branch21, s.tips[branch21])
+	if err := os.WriteFile(lockFile(t, s), []byte("stamp "+old+"\nstate running\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out := mustClean(t, s.root, "--run", run, "--task", "1.2")
+
+	saved := savedRefs(t, s.root)
+	got := savedFor(saved, "branch", branch12)
+	if len(got) != 1 {
+		t.Fatalf("saved refs of %s: %v, want one\noutput:\n%s", branch12, got, out)
+	}
+	stamp := stampOfRef(got[0])
+	if stamp == old {
+		t.Errorf("the new clean saved %s under the interrupted clean's stamp %s", branch12, old)
+	}
+	if saved[got[0]] != s.tips[branch12] {
+		t.Errorf("%s = %s, want %s", got[0], saved[got[0]], s.tips[branch12])
+	}
+	for ref := range saved {
+		if st := stampOfRef(ref); st != old && st != stamp {
+			t.Errorf("saved ref %s is under neither the interrupted stamp nor the new one", ref)
+		}
+		if stampOfRef(ref) == old && ref != oldRef {
+			t.Errorf("the new clean wrote %s under the interrupted clean's stamp", ref)
+		}
+	}
+	link := "refs/taskclean/" + run + "/" + stamp + "/continues/" + old
+	if _, ok := saved[link]; !ok {
+		t.Errorf("no %s linking the new clean to the interrupted one; saved: %v", link, saved)
+	}
+
+	mustClean(t, s.root, "--run", run, "--expire-backups", "720h")
+	after := savedRefs(t, s.root)
+	for _, ref := range []string{got[0], oldRef, link} {
+		if _, ok := after[ref]; !ok {
+			t.Errorf("--expire-backups 720h deleted %s (the new clean is minutes old)", ref)
+		}
+	}
+
+	undo := mustClean(t, s.root, "--run", run, "--undo")
+	if h := heads(t, s.root); !reflect.DeepEqual(h, before) {
+		t.Errorf("after --undo the branches differ from before both cleans:\n%s\noutput:\n%s", strings.Join(diffMaps(before, h), "\n"), undo)
+	}
+}
+
+// TestReviewRunIDWithTask (finding 5): run ids holding "-task-" are refused
+// (run "ab-task-1" would own what reads as task 1 of run "ab"), and a
+// worktree outside the worktree folder whose directory merely starts with
+// "<run>-task-" is not the run's: no clean touches it.
+func TestReviewRunIDWithTask(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	// A plan for run ab-task-1 exists, so nothing but the id can refuse it.
+	writeFiles(t, s.root, map[string]string{"specs/ab-task-1/plan.md": strings.ReplaceAll(planText, run, "ab-task-1")})
+	gitIn(t, s.root, "", "add", "specs")
+	gitIn(t, s.root, "", "commit", "-q", "-m", "plan of ab-task-1")
+	beforeRefs := refs(t, s.root)
+	oneErrorLine(t, "git taskresume ab-task-1", taskresume(s.root, nil, "ab-task-1"), "-task")
+	oneErrorLine(t, "git taskclean --run ab-task-1", taskclean(s.root, nil, "--run", "ab-task-1"), "-task")
+	if got := refs(t, s.root); !reflect.DeepEqual(got, beforeRefs) {
+		t.Errorf("refused commands changed refs:\n%s", strings.Join(diffMaps(beforeRefs, got), "\n"))
+	}
+
+	notes := filepath.Join(filepath.Dir(s.root), run+"-task-notes")
+	gitIn(t, s.root, "", "worktree", "add", "-q", "-b", "docs", notes, "main")
+	files := map[string]string{"README.md": readme + "docs work in progress\n", "draft.md": "a draft\n"}
+	writeFiles(t, notes, files)
+	docs := heads(t, s.root)["docs"]
+	status := git(t, notes, "status", "--porcelain", "--untracked-files=all")
+	for _, args := range [][]string{{"--run", run}, {"--run", run, "--all"}} {
+		out := mustClean(t, s.root, args...)
+		name := strings.Join(args, " ")
+		if !registered(t, s, notes) {
+			t.Errorf("git taskclean %s removed the worktree %s, which is not the run's:\n%s", name, notes, out)
+		}
+		for p, c := range files {
+			if b, err := os.ReadFile(filepath.Join(notes, p)); err != nil || string(b) != c {
+				t.Errorf("git taskclean %s: %s/%s = %q, %v", name, notes, p, b, err)
+			}
+		}
+		if exists(notes) {
+			if st := git(t, notes, "status", "--porcelain", "--untracked-files=all"); st != status {
+				t.Errorf("git taskclean %s changed %s:\n%s\nwas:\n%s", name, notes, st, status)
+			}
+		}
+		if got := heads(t, s.root)["docs"]; got != docs {
+			t.Errorf("git taskclean %s: branch docs is %q, want %s", name, got, docs)
+		}
+		if strings.Contains(out, run+"-task-notes") {
+			t.Errorf("git taskclean %s acted on %s:\n%s", name, notes, out)
+		}
+	}
+}
+
+// TestReviewEmbeddedRepoUpFront (finding 6): a stale worktree holding an
+// embedded repository (whose history no save can hold) is never removed,
+// with --no-backup too, and the dry run says it would be skipped; also when
+// the embedded repository is under an ignored directory.
+func TestReviewEmbeddedRepoUpFront(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	// 2.3: an embedded repository in plain sight; 2.2: one under an ignored
+	// directory.
+	f, err := os.OpenFile(filepath.Join(s.root, ".git", "info", "exclude"), os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("vendor-cache/\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	embedded := map[string]string{wt23: "sub", wt22: "vendor-cache/lib"}
+	tips := map[string]string{}
+	for name, rel := range embedded {
+		dir := filepath.Join(s.wt(name), rel)
+		gitIn(t, s.root, "", "init", "-q", dir)
+		writeFiles(t, dir, map[string]string{"inner.txt": "history only this repository has\n"})
+		gitIn(t, dir, "", "add", "inner.txt")
+		gitIn(t, dir, "", "commit", "-q", "-m", "inner commit")
+		tips[name] = strings.TrimSpace(gitIn(t, dir, "", "rev-parse", "HEAD"))
+	}
+	if st := git(t, s.wt(wt22), "status", "--porcelain", "--untracked-files=all"); strings.Contains(st, "vendor-cache") {
+		t.Fatalf("setup: vendor-cache/ is not ignored in %s:\n%s", wt22, st)
+	}
+
+	dry := mustClean(t, s.root, "--run", run, "--no-backup", "--dry-run")
+	for name := range embedded {
+		if _, ok := lineWith(dry, "would remove worktree "+s.rel(name)); ok {
+			t.Errorf("the dry run says it would remove %s, which holds an embedded repository:\n%s", name, dry)
+		}
+		if l, ok := lineWith(dry, s.rel(name)); !ok || !strings.Contains(l, "skip") {
+			t.Errorf("the dry run does not say it would skip %s:\n%s", name, dry)
+		}
+	}
+
+	out := mustClean(t, s.root, "--run", run, "--no-backup")
+	for name, rel := range embedded {
+		dir := filepath.Join(s.wt(name), rel)
+		if !exists(s.wt(name)) || !registered(t, s, s.wt(name)) {
+			t.Errorf("LOST: %s (holding the embedded repository %s) was removed with --no-backup:\n%s", name, rel, out)
+			continue
+		}
+		if got := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD")); got != tips[name] {
+			t.Errorf("embedded repository %s of %s is at %s, want %s", rel, name, got, tips[name])
+		}
+		if l, ok := lineWith(out, "skip worktree "+s.rel(name)); !ok || !strings.Contains(l, "embedded") {
+			t.Errorf("output does not say %s was skipped for its embedded repository:\n%s", name, out)
+		}
+	}
+	for _, d := range s.dirty {
+		for _, m := range []map[string]string{d.work, d.untracked, d.ignored} {
+			for p, c := range m {
+				if b, err := os.ReadFile(filepath.Join(d.path, p)); err != nil || string(b) != c {
+					t.Errorf("%s/%s = %q, %v, want %q", d.name, p, b, err, c)
+				}
+			}
+		}
+	}
+}
+
+// TestReviewClaimedWorktreeNotStale (finding 7): the worktree of a task an
+// orchestrator holds a live claim on is live work: a plain clean leaves it;
+// --task removes it (saved).
+func TestReviewClaimedWorktreeNotStale(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	r := taskresume(s.root, nil, run, "--claim", "--as", "orch-a", "--ttl", "2h")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "2.2" {
+		t.Fatalf("--claim: exit %d, stdout %q, want 2.2\n%s", r.code, r.stdout, r.stderr)
+	}
+	d22 := s.dirtyByName(wt22)
+
+	out := mustClean(t, s.root, "--run", run)
+	if err := intactErr(t, s, d22, true); err != nil {
+		t.Errorf("a plain clean touched the worktree of the claimed task 2.2: %v\noutput:\n%s", err, out)
+	}
+	if exists(s.wt(wt23)) {
+		t.Errorf("the unclaimed stale %s was not removed:\n%s", wt23, out)
+	}
+
+	out = mustClean(t, s.root, "--run", run, "--task", "2.2")
+	if exists(d22.path) {
+		t.Errorf("--task 2.2 left the claimed task's worktree:\n%s", out)
+	}
+	if _, err := savedSomewhere(t, s, d22); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestReviewDefaultClaimHolder (finding 9): two claims without --as, one
+// after the other from one shell script (one parent process), are two
+// holders and get different tasks; --renew and --release without --as are
+// refused with a message that asks for it.
+func TestReviewDefaultClaimHolder(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	// The binary itself, not `git taskresume`: through git each call would
+	// have a parent of its own. Each line of the script is a child of the
+	// one shell.
+	script := "git-taskresume " + run + " --claim > a\n" +
+		"git-taskresume " + run + " --claim > b\n" +
+		"git-taskresume " + run + " --renew \"$(cat a)\" > renew.out 2> renew.err; echo $? > renew.rc\n" +
+		"git-taskresume " + run + " --release \"$(cat a)\" > release.out 2> release.err; echo $? > release.rc\n"
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = s.root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	read := func(f string) string {
+		b, err := os.ReadFile(filepath.Join(s.root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	a, b := strings.TrimSpace(read("a")), strings.TrimSpace(read("b"))
+	if a == "" || b == "" || a == b {
+		t.Errorf("two unnamed claims from one script got %q and %q, want two different tasks", a, b)
+	}
+	for _, op := range []string{"renew", "release"} {
+		code, _ := strconv.Atoi(strings.TrimSpace(read(op + ".rc")))
+		oneErrorLine(t, "git-taskresume "+run+" --"+op+" "+a+" (no --as, same script)",
+			result{read(op + ".out"), read(op + ".err"), code}, "--as")
+	}
+	for _, args := range [][]string{{"--renew", "2.1"}, {"--release", "2.1"}} {
+		name := "git-taskresume " + run + " " + strings.Join(args, " ")
+		oneErrorLine(t, name, runBin(s.root, nil, "git-taskresume", append([]string{run}, args...)...), "--as")
+	}
+
+	// The same from one parent without a shell: this test process.
+	s2 := newScenario(t, scenarioOpts{})
+	var got []string
+	for i := 0; i < 2; i++ {
+		r := runBin(s2.root, nil, "git-taskresume", run, "--claim")
+		if r.code != 0 {
+			t.Errorf("unnamed claim %d: exit %d\n%s", i+1, r.code, r.stderr)
+		}
+		got = append(got, strings.TrimSpace(r.stdout))
+	}
+	if got[0] == got[1] {
+		t.Errorf("two unnamed claims from one parent process both got %q", got[0])
+	}
+}
+
+// TestReviewUndoKeepsBranchName (finding 10): --undo restores a deleted task
+// branch under exactly its name, "+" included.
+func TestReviewUndoKeepsBranchName(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	name := run + "-task-2-1-user+service"
+	gitIn(t, s.root, "", "branch", "-m", branch21, name)
+	before := heads(t, s.root)
+
+	out := mustClean(t, s.root, "--run", run, "--task", "2.1")
+	if _, ok := heads(t, s.root)[name]; ok {
+		t.Fatalf("--task 2.1 did not delete %s:\n%s", name, out)
+	}
+	undo := mustClean(t, s.root, "--run", run, "--undo")
+	if got := heads(t, s.root); !reflect.DeepEqual(got, before) {
+		t.Errorf("after --undo the branches differ from before:\n%s\noutput:\n%s", strings.Join(diffMaps(before, got), "\n"), undo)
+	}
+}
+
+// TestReviewSuggestedCleanKeepsPlan (finding 11): with the plan at a path of
+// its own, the report's suggested clean repeats --plan, and running it
+// removes the stale worktrees.
+func TestReviewSuggestedCleanKeepsPlan(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	gitIn(t, s.root, "", "mv", "specs/"+run+"/plan.md", "docs/"+run+"-plan.md")
+	gitIn(t, s.root, "", "commit", "-q", "-m", "move the plan")
+	const flag = "--plan docs/" + run + "-plan.md"
+
+	r := taskresume(s.root, nil, run, "--plan", "docs/"+run+"-plan.md")
+	if r.code != 0 {
+		t.Fatalf("git taskresume: exit %d\n%s", r.code, r.stderr)
+	}
+	l, ok := lineWith(r.stdout, "git taskclean --run "+run)
+	if !ok || !strings.Contains(l, flag) {
+		t.Errorf("the report's suggested clean does not repeat %q:\n%s", flag, r.stdout)
+	}
+	cmdline := reportJSON(t, s.root, run, "--plan", "docs/"+run+"-plan.md").CleanCommand
+	if !strings.Contains(cmdline, flag) {
+		t.Errorf("clean_command %q does not repeat %q", cmdline, flag)
+	}
+	if !strings.HasPrefix(cmdline, "git taskclean ") {
+		t.Fatalf("clean_command %q is not a git taskclean command", cmdline)
+	}
+	sh(t, s.root, cmdline)
+	for _, d := range s.dirty {
+		if exists(d.path) {
+			t.Errorf("%s: the suggested %q left the stale %s", d.name, cmdline, d.path)
+		}
+		if _, err := savedSomewhere(t, s, d); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestReviewTaskBranchWithSlash (finding 12): a task branch with a "/" after
+// the prefix counts: 2.2 with x1y2z3-task-2-2-fix/wip and a commit of its own
+// is completed.
+func TestReviewTaskBranchWithSlash(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	name := run + "-task-2-2-fix/wip"
+	tree := strings.TrimSpace(gitIn(t, s.root, "", "rev-parse", s.p2+"^{tree}"))
+	c := strings.TrimSpace(gitIn(t, s.root, "", "commit-tree", "-p", s.p2, "-m", "task 2.2: product service", tree))
+	gitIn(t, s.root, "", "branch", name, c)
+
+	rep := reportJSON(t, s.root, run)
+	found := false
+	for _, ph := range rep.Phases {
+		for _, task := range ph.Tasks {
+			if task.ID != "2.2" {
+				continue
+			}
+			found = true
+			if task.Status != "completed" {
+				t.Errorf("task 2.2 is %q with branch %s holding a commit of its own, want completed", task.Status, name)
+			}
+			if task.Branch == nil || *task.Branch != name {
+				t.Errorf("task 2.2's branch is %v, want %s", task.Branch, name)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no task 2.2 in the report")
+	}
+}
+
+// TestReviewProblemsTaskKey (finding 13): every entry of problems[] has a
+// "task" key, "" when the problem is about no one task.
+func TestReviewProblemsTaskKey(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	// One problem about a task (two branches for 2.2), one about none (a
+	// branch of no task), and the stale worktrees.
+	gitIn(t, s.root, "", "branch", run+"-task-2-2-a", s.tips[branch21])
+	gitIn(t, s.root, "", "branch", run+"-task-2-2-b", s.tips[branch21])
+	gitIn(t, s.root, "", "branch", run+"-task-9-9-nothing", s.p2)
+
+	rep := reportJSON(t, s.root, run)
+	if len(rep.Problems) == 0 {
+		t.Fatal("setup: the report has no problems")
+	}
+	empty := 0
+	for _, p := range rep.Problems {
+		raw, ok := p["task"]
+		if !ok {
+			t.Errorf("problem without a \"task\" key: kind %s, message %s", p["kind"], p["message"])
+			continue
+		}
+		var task string
+		if err := json.Unmarshal(raw, &task); err != nil {
+			t.Errorf("problem task %s is not a string: %v", raw, err)
+		}
+		if task == "" {
+			empty++
+		}
+	}
+	if empty == 0 {
+		t.Errorf("no problem with task \"\": the case of the finding is not exercised: %v", rep.Problems)
+	}
+}
+
+// TestReviewUnsaveableWorktreeSkipped (finding 14): a worktree that cannot be
+// saved (its index is garbage) is skipped and named, and the clean goes on:
+// exit 0, the other stale worktree saved and removed.
+func TestReviewUnsaveableWorktreeSkipped(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	index := filepath.Join(s.root, ".git", "worktrees", wt22, "index")
+	garbage := []byte("this is not a git index\x00\x01\x02\n")
+	if err := os.WriteFile(index, garbage, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	r := taskclean(s.root, nil, "--run", run)
+	if r.code != 0 {
+		t.Fatalf("git taskclean with one unsaveable worktree: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !exists(s.wt(wt22)) {
+		t.Errorf("LOST: %s, which could not be saved, was removed:\n%s", wt22, r.stdout)
+	}
+	if b, err := os.ReadFile(index); err != nil || string(b) != string(garbage) {
+		t.Errorf("the unsaveable worktree's index was changed: %q, %v", b, err)
+	}
+	for p, c := range s.dirtyByName(wt22).untracked {
+		if b, err := os.ReadFile(filepath.Join(s.wt(wt22), p)); err != nil || string(b) != c {
+			t.Errorf("%s/%s = %q, %v", wt22, p, b, err)
+		}
+	}
+	if l, ok := lineWith(r.stdout, "skip worktree "+s.rel(wt22)); !ok || !strings.Contains(l, "cannot save it") {
+		t.Errorf("output does not say %s was skipped because it cannot be saved:\n%s", wt22, r.stdout)
+	}
+	d23 := s.dirtyByName(wt23)
+	if exists(d23.path) {
+		t.Errorf("the other stale %s was not removed:\n%s", wt23, r.stdout)
+	}
+	if _, err := savedSomewhere(t, s, d23); err != nil {
+		t.Error(err)
+	}
+}
