@@ -116,7 +116,7 @@ type target struct {
 
 func gatherOpts(opts Options, light bool) resume.Options {
 	return resume.Options{Run: opts.Run, PlanPath: opts.PlanPath, Base: opts.Base, Cwd: opts.Cwd,
-		Remote: opts.Remote, Light: light}
+		Remote: opts.Remote, Light: light, Ignored: true}
 }
 
 func checkTasks(st *resume.State, opts Options) (map[string]bool, error) {
@@ -248,7 +248,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 		t := &target{wt: w, dirty: w.Staged+w.Unstaged+w.Untracked > 0}
 		t.save = !opts.NoBackup && (t.dirty || w.Unreachable > 0)
 		if !w.Missing && !w.Broken {
-			t.ignored, _ = worktree.Ignored(ctx, w.Path)
+			t.ignored = w.Ignored
 		}
 		targets = append(targets, t)
 	}
@@ -344,7 +344,11 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 		if !opts.DryRun {
 			msg := fmt.Sprintf("taskclean %s: worktree %s\n\npath %s\nhead %s\n", opts.Run, filepath.Base(w.Path), strconv.Quote(w.Path), w.Head)
 			t.savedAt = time.Now()
-			snap, err := worktree.Save(ctx, repo, w.Path, w.Head, repo.CommonDir, t.dirty && !w.Missing && !w.Broken, msg)
+			untracked := w.UntrackedFiles
+			if untracked == nil {
+				untracked = []string{} // status saw none: no need to list them again
+			}
+			snap, err := worktree.Save(ctx, repo, w.Path, w.Head, repo.CommonDir, t.dirty && !w.Missing && !w.Broken, msg, untracked)
 			if err != nil {
 				// What cannot be saved is not removed; the rest goes on.
 				a.Op, a.Reason, a.Ref = "skip_worktree", "cannot save it: "+firstLine(err), ""

@@ -850,14 +850,14 @@ func TestCleanAfterCrashAtLastChange(t *testing.T) {
 // clean A starts and finishes the whole job; then B goes on. B must act on
 // what is there now (or be refused by the lock), not fail on the worktrees A
 // already removed. B is paused deterministically: its git is a wrapper that
-// waits at the first `ls-files --ignored` (run per worktree to remove, after
-// the state is read).
+// waits at the first `status --ignored=matching` (run per worktree while the
+// state it acts on is read).
 func TestCleanRacingAnotherClean(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
 	gate, wrap := t.TempDir(), t.TempDir()
 	script := "#!/bin/sh\n" +
-		"case \" $* \" in *\" --ignored \"*)\n" +
+		"case \" $* \" in *\" --ignored=matching \"*)\n" +
 		"  : > \"$TASKCLEAN_GATE/reached\"\n" +
 		"  while [ ! -e \"$TASKCLEAN_GATE/go\" ]; do sleep 0.05; done;;\n" +
 		"esac\n" +
@@ -882,7 +882,7 @@ func TestCleanRacingAnotherClean(t *testing.T) {
 		if time.Now().After(deadline) {
 			release()
 			b.Wait()
-			t.Fatalf("clean B never listed ignored files; the pause point is gone:\n%s%s", bout.String(), berr.String())
+			t.Fatalf("clean B never read worktree status with ignored files; the pause point is gone:\n%s%s", bout.String(), berr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

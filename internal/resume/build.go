@@ -106,7 +106,7 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 	if !read {
 		live, detached = nil, nil
 	}
-	statuses := worktree.ReadStatus(ctx, live)
+	statuses, files := worktree.ReadStatusFiles(ctx, live, st.opts.Ignored)
 	unreach := map[string]int{}
 	if len(detached) > 0 {
 		cs, err := st.Repo.WalkNotOnRefs(ctx, uniq(detached))
@@ -117,6 +117,7 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 	for _, rw := range out {
 		if s, ok := statuses[rw.Path]; ok {
 			rw.Staged, rw.Unstaged, rw.Untracked = s.Staged, s.Unstaged, s.Untracked
+			rw.UntrackedFiles, rw.Ignored = files[rw.Path].Untracked, files[rw.Path].Ignored
 			if s.Err != nil {
 				rw.Error = s.Err.Error()
 			}

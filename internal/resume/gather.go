@@ -34,6 +34,9 @@ type Options struct {
 	Cwd string
 	// Remote also reads refs/remotes/<Remote>/ (local branches win).
 	Remote string
+	// Ignored also lists each worktree's ignored files (git taskclean
+	// reports what a removal deletes unsaved), from the same status call.
+	Ignored bool
 	// Light checks the input (run id, plan, base, task ids) and reads
 	// branches and worktrees, but not history, claims or what each worktree
 	// holds: task states are then unknown. For validating before acting.

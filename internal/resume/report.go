@@ -115,10 +115,15 @@ type Worktree struct {
 	// Unreadable: the directory exists but cannot be read; left alone.
 	Unreadable bool `json:"unreadable,omitempty"`
 	// Symlink: the registered path is a symbolic link; never followed.
-	Symlink   bool `json:"symlink,omitempty"`
-	Staged    int  `json:"staged"`
-	Unstaged  int  `json:"unstaged"`
-	Untracked int  `json:"untracked"`
+	Symlink bool `json:"symlink,omitempty"`
+	// Ignored lists ignored files (read for git taskclean only): what a
+	// removal deletes without saving.
+	Ignored []string `json:"ignored,omitempty"`
+	// UntrackedFiles are the untracked, not ignored files (for the save).
+	UntrackedFiles []string `json:"-"`
+	Staged         int      `json:"staged"`
+	Unstaged       int      `json:"unstaged"`
+	Untracked      int      `json:"untracked"`
 	// Unreachable counts commits on the worktree's HEAD that no branch, tag
 	// or remote-tracking ref holds: lost if the worktree were removed.
 	Unreachable int  `json:"unreachable_commits"`

@@ -61,7 +61,10 @@ func GitDirOf(path string) (string, error) {
 // dirty says whether there is uncommitted work to save; when false, the
 // snapshot only records HEAD (which keeps commits on a detached HEAD
 // reachable).
-func Save(ctx context.Context, repo *gitcmd.Repo, path, head, tmpDir string, dirty bool, msg string) (*Snapshot, error) {
+//
+// untracked, when not nil, is the list of untracked files to keep, as the
+// worktree's status just gave it (saving a git process); nil lists them.
+func Save(ctx context.Context, repo *gitcmd.Repo, path, head, tmpDir string, dirty bool, msg string, untracked []string) (*Snapshot, error) {
 	// Objects are written from the repository, so that a worktree whose
 	// directory is gone can still have its HEAD recorded; only the dirty
 	// case reads the worktree's files.
@@ -122,20 +125,24 @@ func Save(ctx context.Context, repo *gitcmd.Repo, path, head, tmpDir string, dir
 
 	// Untracked files that are not ignored go into a third tree, as
 	// `git stash -u` does.
-	out, err = r.RunEnv(ctx, withIdx(idx), nil, "ls-files", "-z", "--others", "--exclude-standard")
-	if err != nil {
-		return nil, fmt.Errorf("save %s: list untracked: %w", path, err)
+	if untracked == nil {
+		out, err = r.RunEnv(ctx, withIdx(idx), nil, "ls-files", "-z", "--others", "--exclude-standard")
+		if err != nil {
+			return nil, fmt.Errorf("save %s: list untracked: %w", path, err)
+		}
+		for _, f := range bytes.Split(out, []byte{0}) {
+			if len(f) > 0 {
+				untracked = append(untracked, string(f))
+			}
+		}
 	}
 	var files []string
-	for _, f := range bytes.Split(out, []byte{0}) {
-		if len(f) == 0 {
+	for _, f := range untracked {
+		if strings.HasSuffix(f, "/") { // an embedded repository
+			snap.Unsaved = append(snap.Unsaved, f)
 			continue
 		}
-		if bytes.HasSuffix(f, []byte("/")) { // an embedded repository
-			snap.Unsaved = append(snap.Unsaved, string(f))
-			continue
-		}
-		files = append(files, string(f))
+		files = append(files, f)
 	}
 	untrackedCommit := ""
 	if len(files) > 0 {
@@ -185,23 +192,6 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
-}
-
-// Ignored lists the ignored files and directories of a worktree (a wholly
-// ignored directory is one entry ending in "/"): what a removal deletes
-// without saving.
-func Ignored(ctx context.Context, path string) ([]string, error) {
-	out, err := gitcmd.Runner{Dir: path, Worktree: true}.Run(ctx, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
-	if err != nil {
-		return nil, err
-	}
-	var res []string
-	for _, f := range bytes.Split(out, []byte{0}) {
-		if len(f) > 0 {
-			res = append(res, string(f))
-		}
-	}
-	return res, nil
 }
 
 // Remove removes a registered worktree, directory included, through git

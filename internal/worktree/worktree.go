@@ -116,7 +116,23 @@ func (s Status) Dirty() bool { return s.Staged+s.Unstaged+s.Untracked > 0 }
 // a time, and counts what is uncommitted. One process per worktree is the
 // least git needs: dirtiness is a property of each working tree.
 func ReadStatus(ctx context.Context, paths []string) map[string]Status {
+	st, _ := ReadStatusFiles(ctx, paths, false)
+	return st
+}
+
+// Files names what a worktree holds outside its commits: untracked files
+// that are not ignored (what a save keeps) and ignored ones (what a removal
+// deletes unsaved; a wholly ignored directory is one entry ending in "/").
+type Files struct {
+	Untracked []string
+	Ignored   []string
+}
+
+// ReadStatusFiles is ReadStatus that also lists the untracked files and,
+// when ignored is set, the ignored ones, from the same git process.
+func ReadStatusFiles(ctx context.Context, paths []string, ignored bool) (map[string]Status, map[string]Files) {
 	res := make(map[string]Status, len(paths))
+	files := make(map[string]Files, len(paths))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)
@@ -126,25 +142,53 @@ func ReadStatus(ctx context.Context, paths []string) map[string]Status {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			st := statusOf(ctx, p)
+			st, fl := statusOf(ctx, p, ignored)
 			mu.Lock()
-			res[p] = st
+			res[p], files[p] = st, fl
 			mu.Unlock()
 		}(p)
 	}
 	wg.Wait()
-	return res
+	return res, files
 }
 
-func statusOf(ctx context.Context, path string) Status {
+func statusOf(ctx context.Context, path string, ignored bool) (Status, Files) {
 	if fi, err := os.Lstat(path); err != nil || !fi.IsDir() {
-		return Status{Err: fmt.Errorf("worktree %s is not a directory", path)}
+		return Status{Err: fmt.Errorf("worktree %s is not a directory", path)}, Files{}
 	}
-	out, err := gitcmd.Runner{Dir: path, Worktree: true}.Run(ctx, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=no")
+	// "matching" shows an ignored directory as one entry instead of every
+	// file under it (node_modules/ stays one line).
+	mode := "--ignored=no"
+	if ignored {
+		mode = "--ignored=matching"
+	}
+	out, err := gitcmd.Runner{Dir: path, Worktree: true}.Run(ctx, "status", "--porcelain=v2", "-z", "--untracked-files=all", mode)
 	if err != nil {
-		return Status{Err: err}
+		return Status{Err: err}, Files{}
 	}
-	return ParseStatus(out)
+	return ParseStatus(out), ParseStatusFiles(out)
+}
+
+// ParseStatusFiles lists the untracked ("?") and ignored ("!") entries of
+// `git status --porcelain=v2 -z`.
+func ParseStatusFiles(out []byte) Files {
+	var f Files
+	recs := bytes.Split(out, []byte{0})
+	for i := 0; i < len(recs); i++ {
+		r := recs[i]
+		if len(r) < 3 {
+			continue
+		}
+		switch r[0] {
+		case '?':
+			f.Untracked = append(f.Untracked, string(r[2:]))
+		case '!':
+			f.Ignored = append(f.Ignored, string(r[2:]))
+		case '2':
+			i++ // a rename record is followed by the original path
+		}
+	}
+	return f
 }
 
 // ParseStatus counts entries of `git status --porcelain=v2 -z`.
