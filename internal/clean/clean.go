@@ -6,8 +6,8 @@ package clean
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -234,7 +234,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 			}
 		}
 		if skip == "" && opts.OlderThan > 0 && !w.Missing {
-			if t := lastChange(w.Path); opts.Now.Sub(t) < opts.OlderThan {
+			if t := worktree.LastChange(w.Path); opts.Now.Sub(t) < opts.OlderThan {
 				skip = fmt.Sprintf("changed %s ago (--older-than %s)", opts.Now.Sub(t).Round(time.Second), opts.OlderThan)
 			}
 		}
@@ -434,18 +434,33 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 		// Force only what was saved (or what the user chose not to save);
 		// otherwise git re-checks that the worktree is still clean.
 		force := t.snap != nil && t.snap.Stash || opts.NoBackup
-		if t.snap != nil && t.snap.Stash {
-			// A forced removal deletes whatever is there: only what the save
-			// saw may go. An agent that wrote since keeps its worktree.
-			if lc := lastChange(w.Path); lc.After(t.savedAt) {
-				a.Op, a.Reason = "skip_worktree", "it changed while it was being saved; left in place (its save is kept; rerun git taskclean)"
-				if w.Branch != "" {
-					keepBranch[w.Branch] = w.Path
-				}
-				continue
+		changedErr := func() {
+			a.Op, a.Reason = "skip_worktree", "it changed while it was being saved; left in place (its save is kept; rerun git taskclean)"
+			if w.Branch != "" {
+				keepBranch[w.Branch] = w.Path
 			}
 		}
 		var err error
+		if t.snap != nil && t.snap.Stash {
+			// Only what the save saw may go: an agent that wrote since
+			// keeps its worktree. Removed here rather than by `git worktree
+			// remove --force`, which would delete whatever is there by then.
+			err = worktree.RemoveSaved(repo.CommonDir, w.Path, t.savedAt)
+			if errors.Is(err, worktree.ErrChanged) {
+				changedErr()
+				continue
+			}
+			if err == nil {
+				a.Done = true
+				steps.step()
+				continue
+			}
+			// The rename failed (another file system): check, then git.
+			if worktree.LastChange(w.Path).After(t.savedAt) {
+				changedErr()
+				continue
+			}
+		}
 		if w.Broken {
 			// git refuses to remove an entry it cannot validate; drop the
 			// entry itself and never the place it names.
@@ -576,40 +591,6 @@ func firstLine(err error) string {
 func isSymlink(p string) bool {
 	fi, err := os.Lstat(p)
 	return err == nil && fi.Mode()&os.ModeSymlink != 0
-}
-
-// lastChange is the newest of the worktree's HEAD, index and file times: an
-// agent that is still working touches at least one of them.
-func lastChange(path string) time.Time {
-	var newest time.Time
-	see := func(t time.Time) {
-		if t.After(newest) {
-			newest = t
-		}
-	}
-	if gd, err := worktree.GitDirOf(path); err == nil {
-		for _, f := range []string{"HEAD", "index"} {
-			if fi, err := os.Stat(filepath.Join(gd, f)); err == nil {
-				see(fi.ModTime())
-			}
-		}
-	}
-	filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.Name() == ".git" && p != path {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if fi, err := d.Info(); err == nil { // Lstat: symlinks are not followed
-			see(fi.ModTime())
-		}
-		return nil
-	})
-	return newest
 }
 
 // namer turns names into unique, valid backup ref names.

@@ -3,11 +3,13 @@ package worktree
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 )
@@ -260,4 +262,65 @@ func NestedRepos(path string) []string {
 		return nil
 	})
 	return found
+}
+
+// LastChange is the newest of a worktree's HEAD, index and file times
+// (directories included, so a new file shows in its directory's time): an
+// agent that is still working touches at least one of them. Symbolic links
+// are not followed.
+func LastChange(path string) time.Time {
+	var newest time.Time
+	see := func(t time.Time) {
+		if t.After(newest) {
+			newest = t
+		}
+	}
+	if gd, err := GitDirOf(path); err == nil {
+		for _, f := range []string{"HEAD", "index"} {
+			if fi, err := os.Stat(filepath.Join(gd, f)); err == nil {
+				see(fi.ModTime())
+			}
+		}
+	}
+	filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.Name() == ".git" && p != path && d.IsDir() {
+			return filepath.SkipDir
+		}
+		if fi, err := d.Info(); err == nil {
+			see(fi.ModTime())
+		}
+		return nil
+	})
+	return newest
+}
+
+// ErrChanged means the worktree changed after the given time and was left.
+var ErrChanged = errors.New("changed since it was saved")
+
+// RemoveSaved removes a worktree whose work was saved at since, and only if
+// nothing in it is newer than that. The directory is first renamed aside
+// (atomic, same parent): from then on a write by path fails instead of
+// landing in a directory about to go, and a write through an open handle
+// shows in the check that follows. Unchanged, it is deleted here (symbolic
+// links are not followed) and its admin entry dropped; changed, it is put
+// back and ErrChanged returned. A rename that fails (another file system)
+// returns an error, and the caller falls back to git.
+func RemoveSaved(commonDir, path string, since time.Time) error {
+	aside := path + ".taskclean-removing"
+	if err := os.Rename(path, aside); err != nil {
+		return err
+	}
+	if LastChange(aside).After(since) {
+		if err := os.Rename(aside, path); err != nil {
+			return fmt.Errorf("put back %s: %w (its files are in %s)", path, err, aside)
+		}
+		return ErrChanged
+	}
+	if err := os.RemoveAll(aside); err != nil {
+		return fmt.Errorf("remove %s: %w", aside, err)
+	}
+	return PruneEntry(commonDir, path)
 }
