@@ -182,6 +182,9 @@ func changed(res *Result) bool {
 }
 
 func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res *Result, st *resume.State, err error) {
+	// What a worktree held is judged at this instant: anything newer in it
+	// keeps it from removal.
+	readAt := time.Now()
 	st, err = resume.Gather(ctx, repo, gatherOpts(opts, false))
 	if err != nil {
 		return nil, nil, err
@@ -435,17 +438,23 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 		// otherwise git re-checks that the worktree is still clean.
 		force := t.snap != nil && t.snap.Stash || opts.NoBackup
 		changedErr := func() {
-			a.Op, a.Reason = "skip_worktree", "it changed while it was being saved; left in place (its save is kept; rerun git taskclean)"
+			a.Op, a.Reason = "skip_worktree", "it changed while it was being saved or read; left in place (any save is kept; rerun git taskclean)"
 			if w.Branch != "" {
 				keepBranch[w.Branch] = w.Path
 			}
 		}
 		var err error
-		if t.snap != nil && t.snap.Stash {
-			// Only what the save saw may go: an agent that wrote since
-			// keeps its worktree. Removed here rather than by `git worktree
-			// remove --force`, which would delete whatever is there by then.
-			err = worktree.RemoveSaved(repo.CommonDir, w.Path, t.savedAt)
+		if !w.Missing && !w.Broken {
+			// Only what was seen (and saved) may go: the directory is
+			// renamed aside, checked for anything newer than the save (or,
+			// when nothing needed saving, than the status read), and only
+			// then deleted, here, rather than by `git worktree remove`,
+			// which would delete whatever is there by then.
+			since := readAt
+			if t.snap != nil {
+				since = t.savedAt
+			}
+			err = worktree.RemoveSaved(repo.CommonDir, w.Path, since)
 			if errors.Is(err, worktree.ErrChanged) {
 				changedErr()
 				continue
@@ -456,7 +465,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 				continue
 			}
 			// The rename failed (another file system): check, then git.
-			if worktree.LastChange(w.Path).After(t.savedAt) {
+			if worktree.LastChange(w.Path).After(since) {
 				changedErr()
 				continue
 			}
