@@ -33,6 +33,9 @@ func findMerged(ctx context.Context, repo *gitcmd.Repo, p *plan.Plan, run, base,
 		}
 		return nil, nil // the plan is not in the base's history: nothing can have landed there
 	}
+	if added == base {
+		return nil, nil // the base is the commit that added the plan: nothing since
+	}
 	log, err := repo.Log(ctx, base, added)
 	if err != nil {
 		return nil, err

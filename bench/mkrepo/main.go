@@ -1,0 +1,353 @@
+// Command mkrepo builds the large repositories of the benchmark with one
+// `git fast-import` stream (standard library only):
+//
+//   - N commits on main, each changing one of 200 files under src/;
+//   - R runs of the seven-task plan of examples/demo.sh, each forked from its
+//     own point of main: <run>-main there, tasks 1.1 and 1.2 stacked, 2.1,
+//     2.2, 2.3 each on 1.2, 3.1 on an octopus merge of phase 2, 3.2 on 3.1;
+//     one or two commits per task;
+//   - the measured run (default m1b2c3): its plan specs/<run>/plan.md is
+//     added by main~100, <run>-main points there, and tasks 1.1, 1.2, 2.1
+//     are done (2.2, 2.3, 3.1, 3.2 pending, no worktrees);
+//
+// then checks out main, packs the refs and writes a commit-graph, and prints
+// the repository's size.
+//
+//	go run ./bench/mkrepo -dir /tmp/r20k -commits 20000 -runs 2800
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+type task struct{ id, slug, title, file string }
+
+// The plan of examples/demo.sh.
+var tasks = []task{
+	{"1.1", "create-database-schema", "Create database schema (M - 1h)", "db/schema.sql"},
+	{"1.2", "install-dependencies", "Install dependencies (S - 0.5h)", "package.json"},
+	{"2.1", "user-service", "User service (M - 2h)", "src/services/user-service.ts"},
+	{"2.2", "product-service", "Product service (M - 2h)", "src/services/product-service.ts"},
+	{"2.3", "order-service", "Order service (M - 2.5h)", "src/services/order-service.ts"},
+	{"3.1", "api-integration-tests", "API integration tests (L - 3h)", "tests/integration/api.test.ts"},
+	{"3.2", "e2e-tests", "E2E tests (L - 3h)", "tests/e2e/workflows.test.ts"},
+}
+
+func planText(run string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Implementation Plan\n\nRun ID: %s\n", run)
+	phases := []struct {
+		n          int
+		name, mode string
+	}{{1, "Setup", "Sequential"}, {2, "Core Logic", "Parallel"}, {3, "Integration", "Sequential"}}
+	for _, ph := range phases {
+		fmt.Fprintf(&b, "\n## Phase %d: %s (%s)\n", ph.n, ph.name, ph.mode)
+		for _, t := range tasks {
+			if t.id[0] == byte('0'+ph.n) {
+				fmt.Fprintf(&b, "\n### Task %s: %s\n- Files: `%s`\n", t.id, t.title, t.file)
+			}
+		}
+	}
+	return b.String()
+}
+
+func dashed(id string) string { return strings.ReplaceAll(id, ".", "-") }
+
+type gen struct {
+	w    *bufio.Writer
+	mark int
+	t0   int64
+	// refs maps a ref name to the mark of its commit; they are created in
+	// one update-ref transaction after the import (fast-import writes each
+	// branch in a transaction of its own, which takes a minute for 22k).
+	refs map[string]int
+}
+
+func (g *gen) next() int { g.mark++; return g.mark }
+
+func (g *gen) data(s string) { fmt.Fprintf(g.w, "data %d\n%s\n", len(s), s) }
+
+func (g *gen) blob(content string) int {
+	m := g.next()
+	fmt.Fprintf(g.w, "blob\nmark :%d\n", m)
+	g.data(content)
+	return m
+}
+
+type change struct {
+	path string
+	blob int
+}
+
+// commit writes a commit on ref with parents from (first) and merges.
+func (g *gen) commit(ref string, when int64, msg string, from int, merges []int, changes []change) int {
+	m := g.next()
+	g.refs[ref] = m
+	if ref != "refs/heads/main" {
+		ref = scratch
+	}
+	fmt.Fprintf(g.w, "commit %s\nmark :%d\n", ref, m)
+	fmt.Fprintf(g.w, "author Agent <agent@example.com> %d +0000\n", when)
+	fmt.Fprintf(g.w, "committer Agent <agent@example.com> %d +0000\n", when)
+	g.data(msg)
+	if from > 0 {
+		fmt.Fprintf(g.w, "from :%d\n", from)
+	}
+	for _, p := range merges {
+		fmt.Fprintf(g.w, "merge :%d\n", p)
+	}
+	for _, c := range changes {
+		fmt.Fprintf(g.w, "M 100644 :%d %s\n", c.blob, c.path)
+	}
+	g.w.WriteString("\n")
+	return m
+}
+
+// hash is a small deterministic mixer (splitmix64) for run ids and choices.
+func hash(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+const files = 200
+
+// scratch is the one ref fast-import moves for every commit not on main.
+const scratch = "refs/bench/scratch"
+
+func srcPath(i int) string { return fmt.Sprintf("src/d%02d/f%03d.go", i%20, i) }
+
+func srcContent(i, rev int) string {
+	return fmt.Sprintf("package d%02d\n\n// File %d, revision %d.\nfunc F%d() int {\n\treturn %d\n}\n", i%20, i, rev, i, rev*31+i)
+}
+
+func main() {
+	dir := flag.String("dir", "", "repository to create (must not exist)")
+	n := flag.Int("commits", 20000, "commits on main")
+	runs := flag.Int("runs", 2800, "finished runs of the seven-task plan")
+	run := flag.String("run", "m1b2c3", "the measured run")
+	flag.Parse()
+	if *dir == "" || *n < 200 {
+		fmt.Fprintln(os.Stderr, "usage: mkrepo -dir DIR [-commits N>=200] [-runs R] [-run ID]")
+		os.Exit(2)
+	}
+	if _, err := os.Stat(*dir); err == nil {
+		fail(fmt.Errorf("%s exists", *dir))
+	}
+	start := time.Now()
+	git("", "init", "-q", "-b", "main", *dir)
+	git(*dir, "config", "gc.auto", "0")
+	git(*dir, "config", "core.logAllRefUpdates", "false")
+
+	marks := filepath.Join(*dir, ".git", "bench-marks")
+	cmd := exec.Command("git", "fast-import", "--quiet", "--done", "--export-marks="+marks)
+	cmd.Dir = *dir
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	// fast-import grows and trims its heap tens of thousands of times; on a
+	// VM where brk costs ~150us that alone takes minutes. A large trim
+	// threshold and top pad keep the heap (20k commits: 95s -> a few s).
+	cmd.Env = append(os.Environ(), "GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824:glibc.malloc.top_pad=268435456")
+	in, err := cmd.StdinPipe()
+	check(err)
+	check(cmd.Start())
+	g := &gen{w: bufio.NewWriterSize(in, 1<<20), t0: 1_600_000_000, refs: map[string]int{}}
+	emit(g, *n, *runs, *run)
+	g.w.WriteString("done\n")
+	check(g.w.Flush())
+	check(in.Close())
+	check(cmd.Wait())
+	imported := time.Since(start)
+	createRefs(*dir, marks, g.refs)
+	refsDone := time.Since(start)
+	git(*dir, "reset", "-q", "--hard", "main")
+	git(*dir, "pack-refs", "--all", "--prune")
+	git(*dir, "commit-graph", "write", "--reachable")
+	fmt.Printf("%s: %s commits, %s refs, .git %s (built in %.0fs: fast-import %.0fs, refs %.0fs, checkout+pack-refs+commit-graph %.0fs)\n", *dir,
+		strings.TrimSpace(gitOut(*dir, "rev-list", "--all", "--count")),
+		count(gitOut(*dir, "for-each-ref", "--format=x")),
+		human(duSize(filepath.Join(*dir, ".git"))), time.Since(start).Seconds(), imported.Seconds(),
+		(refsDone - imported).Seconds(), (time.Since(start) - refsDone).Seconds())
+}
+
+// emit writes the whole history: main first, then the runs.
+func emit(g *gen, n, runs int, measured string) {
+	const step = 600 // ten minutes between commits on main
+	mainMarks := make([]int, n+1)
+	planAt := n - 100
+	var init []change
+	for i := 0; i < files; i++ {
+		init = append(init, change{srcPath(i), g.blob(srcContent(i, 0))})
+	}
+	init = append(init, change{"README.md", g.blob("# bench\n\nA generated repository.\n")})
+	mainMarks[1] = g.commit("refs/heads/main", g.t0+step, "Initial commit", 0, nil, init)
+	for i := 2; i <= n; i++ {
+		f := i % files
+		ch := []change{{srcPath(f), g.blob(srcContent(f, i))}}
+		msg := fmt.Sprintf("Change %d: touch %s", i, srcPath(f))
+		if i == planAt {
+			ch = append(ch, change{"specs/" + measured + "/plan.md", g.blob(planText(measured))})
+			msg = "Add plan for run " + measured
+		}
+		mainMarks[i] = g.commit("refs/heads/main", g.t0+int64(i)*step, msg, mainMarks[i-1], nil, ch)
+	}
+
+	// The measured run: 1.1, 1.2, 2.1 done.
+	when := g.t0 + int64(planAt)*step
+	g.refs["refs/heads/"+measured+"-main"] = mainMarks[planAt]
+	tip := mainMarks[planAt]
+	var tip12 int
+	for _, t := range tasks[:3] {
+		from := tip
+		if t.id == "2.1" {
+			from = tip12
+		}
+		when += 60
+		tip = g.commit(branch(measured, t), when, fmt.Sprintf("task %s: %s", t.id, t.slug), from, nil,
+			[]change{{t.file, g.blob(fmt.Sprintf("// %s task %s\n", measured, t.id))}})
+		if t.id == "1.2" {
+			tip12 = tip
+		}
+	}
+
+	// Finished runs, forked from points spread over main (not after the
+	// measured run's fork, so that they stay out of its walk).
+	used := map[string]bool{measured: true}
+	for r, seed := 0, uint64(0); r < runs; r++ {
+		var h uint64
+		var id string
+		for id == "" || used[id] {
+			seed++
+			h = hash(seed)
+			id = fmt.Sprintf("%06x", h&0xffffff)
+		}
+		used[id] = true
+		fork := 1 + int(hash(h)%uint64(planAt-1))
+		g.refs["refs/heads/"+id+"-main"] = mainMarks[fork]
+		when := g.t0 + int64(fork)*step
+		tipOf := map[string]int{}
+		blobs := map[string]int{}
+		for k, t := range tasks {
+			var from int
+			var merges []int
+			var ch []change
+			switch t.id {
+			case "1.1":
+				from = mainMarks[fork]
+			case "1.2":
+				from = tipOf["1.1"]
+			case "2.1", "2.2", "2.3":
+				from = tipOf["1.2"]
+			case "3.1":
+				from, merges = tipOf["2.1"], []int{tipOf["2.2"], tipOf["2.3"]}
+				ch = []change{{tasks[3].file, blobs["2.2"]}, {tasks[4].file, blobs["2.3"]}}
+			case "3.2":
+				from = tipOf["3.1"]
+			}
+			ref := branch(id, t)
+			if merges != nil {
+				when += 60
+				from = g.commit(ref, when, "Merge phase 2", from, merges, ch)
+			}
+			commits := 1 + int(hash(h+uint64(k)+1)%2)
+			for c := 0; c < commits; c++ {
+				when += 60
+				b := g.blob(fmt.Sprintf("// run %s task %s, commit %d\n", id, t.id, c))
+				blobs[t.id] = b
+				from = g.commit(ref, when, fmt.Sprintf("task %s: %s (%d/%d)", t.id, t.slug, c+1, commits), from, nil,
+					[]change{{t.file, b}})
+			}
+			tipOf[t.id] = from
+		}
+	}
+}
+
+// createRefs creates every ref but main in one transaction, then drops the
+// scratch ref and the marks file.
+func createRefs(dir, marksFile string, refs map[string]int) {
+	data, err := os.ReadFile(marksFile)
+	check(err)
+	oid := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if mark, sha, ok := strings.Cut(line, " "); ok {
+			oid[mark] = sha
+		}
+	}
+	var in strings.Builder
+	in.WriteString("start\n")
+	for ref, m := range refs {
+		if ref != "refs/heads/main" {
+			fmt.Fprintf(&in, "create %s %s\n", ref, oid[fmt.Sprintf(":%d", m)])
+		}
+	}
+	fmt.Fprintf(&in, "delete %s\ncommit\n", scratch)
+	cmd := exec.Command("git", "update-ref", "--stdin")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(in.String())
+	cmd.Stderr = os.Stderr
+	check(cmd.Run())
+	check(os.Remove(marksFile))
+}
+
+func branch(run string, t task) string {
+	return "refs/heads/" + run + "-task-" + dashed(t.id) + "-" + t.slug
+}
+
+func git(dir string, args ...string) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fail(fmt.Errorf("git %s: %w", strings.Join(args, " "), err))
+	}
+}
+
+func gitOut(dir string, args ...string) string {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		fail(fmt.Errorf("git %s: %w", strings.Join(args, " "), err))
+	}
+	return string(out)
+}
+
+func count(s string) string { return fmt.Sprint(strings.Count(s, "\n")) }
+
+func duSize(root string) int64 {
+	var total int64
+	filepath.WalkDir(root, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				total += info.Size()
+			}
+		}
+		return nil
+	})
+	return total
+}
+
+func human(n int64) string {
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+func check(err error) {
+	if err != nil && err != io.EOF {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "mkrepo:", err)
+	os.Exit(1)
+}
