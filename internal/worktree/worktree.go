@@ -176,6 +176,10 @@ func ParseStatusFiles(out []byte) Files {
 	recs := bytes.Split(out, []byte{0})
 	for i := 0; i < len(recs); i++ {
 		r := recs[i]
+		if len(r) >= 2 && r[0] == '2' {
+			i++ // a rename record is followed by the original path (as ParseStatus reads it)
+			continue
+		}
 		if len(r) < 3 {
 			continue
 		}
@@ -184,8 +188,6 @@ func ParseStatusFiles(out []byte) Files {
 			f.Untracked = append(f.Untracked, string(r[2:]))
 		case '!':
 			f.Ignored = append(f.Ignored, string(r[2:]))
-		case '2':
-			i++ // a rename record is followed by the original path
 		}
 	}
 	return f

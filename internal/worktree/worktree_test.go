@@ -536,5 +536,26 @@ func FuzzParseStatus(f *testing.F) {
 		if st.Staged > recs || st.Unstaged > recs || st.Untracked > recs {
 			t.Errorf("ParseStatus = %+v from %d records", st, recs)
 		}
+		// The file lists come from the same records: never more untracked
+		// names than untracked entries counted, none empty.
+		fl := worktree.ParseStatusFiles(out)
+		if len(fl.Untracked) > st.Untracked || len(fl.Untracked)+len(fl.Ignored) > recs {
+			t.Errorf("ParseStatusFiles = %d untracked, %d ignored; ParseStatus %+v", len(fl.Untracked), len(fl.Ignored), st)
+		}
+		for _, n := range append(fl.Untracked, fl.Ignored...) {
+			if n == "" {
+				t.Errorf("ParseStatusFiles gave an empty name")
+			}
+		}
 	})
+}
+
+func TestParseStatusFiles(t *testing.T) {
+	out := nul("1 .M N... 100644 100644 100644 "+h1+" "+h1+" tracked.txt", "? new dir/a b.txt", "! node_modules/", "! build.log",
+		"2 R. N... 100644 100644 100644 "+h1+" "+h1+" R100 to.txt", "from.txt", "? last\nline.txt")
+	got := worktree.ParseStatusFiles([]byte(out))
+	want := worktree.Files{Untracked: []string{"new dir/a b.txt", "last\nline.txt"}, Ignored: []string{"node_modules/", "build.log"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ParseStatusFiles = %q, want %q", got, want)
+	}
 }
