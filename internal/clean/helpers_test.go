@@ -110,7 +110,13 @@ type result struct {
 // run runs git in dir with extra environment and input; it never fails the
 // test by itself.
 func runGit(dir string, env []string, stdin string, args ...string) result {
-	cmd := exec.Command("git", args...)
+	return runCmd("git", dir, env, stdin, args...)
+}
+
+// runCmd runs a program in dir with extra environment and stdin, and
+// returns what it printed and its exit code (-1 when it could not start).
+func runCmd(prog, dir string, env []string, stdin string, args ...string) result {
+	cmd := exec.Command(prog, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	if stdin != "" {

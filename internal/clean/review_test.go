@@ -58,22 +58,7 @@ func copyDirty(d *dirtyWT) *dirtyWT {
 // runBin runs one of the built binaries directly (not through git's
 // dispatch), in dir, with extra environment.
 func runBin(dir string, env []string, name string, args ...string) result {
-	cmd := exec.Command(filepath.Join(binDir, name), args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if err != nil {
-		code = -1
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else {
-			stderr.WriteString(err.Error())
-		}
-	}
-	return result{stdout.String(), stderr.String(), code}
+	return runCmd(filepath.Join(binDir, name), dir, env, "", args...)
 }
 
 // taskresume runs `git taskresume ARGS` in dir through git's dispatch.
