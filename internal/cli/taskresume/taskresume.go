@@ -32,18 +32,23 @@ parent), which are not, what can run next, and which worktrees are stale.
 The plan is specs/<run>/plan.md at the top of the repository unless --plan
 (or git config taskresume.plan, a pattern with {run}) says otherwise.
 
+Several resumers take different tasks with --claim: a claim is the ref
+refs/taskclaims/<run>/<id>, created only if absent (through --remote, by a
+push with a lease), so two claimers never win the same task.
+
 Exit codes:
    0  report written (with --exit-code: the run is complete)
-   1  --exit-code only: the run is not complete
-   2  bad usage or input (plan error, unknown run, not a repository, no base);
-      a one-line "error:" message on stderr says what to fix; nothing changed`
+   1  --exit-code: the run is not complete; --claim: no runnable task is free
+   2  bad usage or input (plan error, unknown run, not a repository, no base,
+      a claim you do not hold); a one-line "error:" message on stderr says
+      what to fix; nothing changed`
 
 // App returns the command definition; the man page is generated from it.
 func App(stdout io.Writer) *cli.App {
 	return &cli.App{
 		Name:            "git-taskresume",
 		Usage:           "show where a crashed plan run stopped and what can run next",
-		UsageText:       "git taskresume <run> [--json | --next] [--exit-code] [--base REF] [--plan PATH|REV:PATH] [--from-phase N]\ngit taskresume --list [--json]",
+		UsageText:       "git taskresume <run> [--json | --next] [--exit-code] [--base REF] [--plan PATH|REV:PATH] [--from-phase N] [--remote NAME]\ngit taskresume <run> --claim [--as NAME] [--ttl DURATION] | --renew ID --as NAME | --release ID --as NAME\ngit taskresume --list [--json] [--remote NAME]",
 		Description:     description,
 		Version:         Version,
 		Writer:          stdout,
