@@ -225,11 +225,9 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 		case w.Current:
 			skip = "it is the worktree this command runs in"
 		case w.Locked:
-			skip = "locked (" + orText(w.LockReason, "no reason given") + "); unlock it with git worktree unlock to clean it"
+			skip = "locked (" + w.LockText() + "); unlock it with git worktree unlock to clean it"
 		case w.Error != "" && !w.Broken:
 			skip = w.Error
-		case isSymlink(w.Path):
-			skip = "its path is a symbolic link; not followed"
 		}
 		if skip == "" && !w.Missing && !w.Broken {
 			if nested := worktree.NestedRepos(w.Path); len(nested) > 0 {
@@ -242,7 +240,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 			}
 		}
 		if skip != "" {
-			res.Actions = append(res.Actions, &Action{Op: "skip_worktree", Task: taskID(w), Path: w.Path, Reason: skip})
+			res.Actions = append(res.Actions, &Action{Op: "skip_worktree", Task: w.TaskID(), Path: w.Path, Reason: skip})
 			if w.Branch != "" {
 				keepBranch[w.Branch] = w.Path
 			}
@@ -342,7 +340,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 		if !t.save {
 			continue
 		}
-		a := &Action{Op: "save_worktree", Task: taskID(w), Path: w.Path, Staged: w.Staged, Unstaged: w.Unstaged, Untracked: w.Untracked}
+		a := &Action{Op: "save_worktree", Task: w.TaskID(), Path: w.Path, Staged: w.Staged, Unstaged: w.Unstaged, Untracked: w.Untracked}
 		a.Ref = names.name(prefix+"worktree/", filepath.Base(w.Path))
 		if !opts.DryRun {
 			msg := fmt.Sprintf("taskclean %s: worktree %s\n\npath %s\nhead %s\n", opts.Run, filepath.Base(w.Path), strconv.Quote(w.Path), w.Head)
@@ -354,7 +352,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 			snap, err := worktree.Save(ctx, repo, w.Path, w.Head, repo.CommonDir, t.dirty && !w.Missing && !w.Broken, msg, untracked)
 			if err != nil {
 				// What cannot be saved is not removed; the rest goes on.
-				a.Op, a.Reason, a.Ref = "skip_worktree", "cannot save it: "+firstLine(err), ""
+				a.Op, a.Reason, a.Ref = "skip_worktree", "cannot save it: "+gitcmd.OneLine(err), ""
 				res.Actions = append(res.Actions, a)
 				t.action = a
 				if w.Branch != "" {
@@ -429,7 +427,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 		case w.Broken:
 			op, reason = "prune_worktree", "its admin entry is damaged ("+w.Error+"); only the entry goes, "+w.Path+" is not touched"
 		}
-		a := &Action{Op: op, Task: taskID(w), Path: w.Path, Reason: reason, Ignored: t.ignored}
+		a := &Action{Op: op, Task: w.TaskID(), Path: w.Path, Reason: reason, Ignored: t.ignored}
 		res.Actions = append(res.Actions, a)
 		if opts.DryRun {
 			continue
@@ -478,7 +476,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 			err = worktree.PruneEntry(repo.CommonDir, w.Path)
 		}
 		if err != nil {
-			a.Op, a.Reason = "skip_worktree", firstLine(err)+" (it changed since it was read? rerun git taskclean)"
+			a.Op, a.Reason = "skip_worktree", gitcmd.OneLine(err)+" (it changed since it was read? rerun git taskclean)"
 			if w.Branch != "" {
 				keepBranch[w.Branch] = w.Path
 			}
@@ -545,7 +543,7 @@ func act(ctx context.Context, repo *gitcmd.Repo, opts Options, lock *Lock) (res 
 				}
 				steps.step()
 			} else {
-				res.Actions = append(res.Actions, &Action{Op: "skip_claim", Reason: "a claim changed meanwhile (renewed?); rerun to drop the rest: " + firstLine(err)})
+				res.Actions = append(res.Actions, &Action{Op: "skip_claim", Reason: "a claim changed meanwhile (renewed?); rerun to drop the rest: " + gitcmd.OneLine(err)})
 			}
 		}
 	}
@@ -561,13 +559,6 @@ func sortedKeys(m map[string]*claims.Claim) []string {
 	return keys
 }
 
-func taskID(w *resume.Worktree) string {
-	if w.Task == "?" {
-		return ""
-	}
-	return w.Task
-}
-
 func taskOfBranch(st *resume.State, name string) string {
 	for _, s := range st.States {
 		if s.Branch != nil && s.Branch.Name == name {
@@ -580,26 +571,6 @@ func taskOfBranch(st *resume.State, name string) string {
 		}
 	}
 	return ""
-}
-
-func orText(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
-func firstLine(err error) string {
-	s := err.Error()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
-}
-
-func isSymlink(p string) bool {
-	fi, err := os.Lstat(p)
-	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }
 
 // namer turns names into unique, valid backup ref names.

@@ -65,6 +65,16 @@ func firstLine(s string) string {
 	return out
 }
 
+// OneLine is an error's message cut to its first line, for one-line
+// reports.
+func OneLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
 // ExitCode returns git's exit code when err is a *Error, else -1.
 func ExitCode(err error) int {
 	var ge *Error

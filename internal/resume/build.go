@@ -57,7 +57,12 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		}
 		rw := &Worktree{Path: w.Path, Head: w.HEAD, Branch: w.BranchShort(), Detached: w.Detached,
 			Locked: w.Locked, LockReason: w.LockReason}
-		if w.Prunable {
+		if fi, err := os.Lstat(w.Path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			// A symbolic link is never followed, whatever git makes of the
+			// place it points to: not missing, not a damaged entry.
+			rw.Symlink = true
+			rw.Error = "its path is a symbolic link; not followed"
+		} else if w.Prunable {
 			// git calls a worktree prunable when it cannot use its .git
 			// file. Only a directory that is really gone is "missing"; one
 			// git cannot read stays as it is; otherwise the admin entry is
@@ -89,10 +94,6 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		}
 		st.Worktrees = append(st.Worktrees, w)
 		out = append(out, rw)
-		if fi, err := os.Lstat(w.Path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			rw.Symlink = true
-			rw.Error = "its path is a symbolic link; not followed"
-		}
 		if !rw.Missing && !rw.Broken && !rw.Unreadable && !rw.Symlink {
 			live = append(live, w.Path)
 		}
@@ -238,7 +239,7 @@ func (st *State) build(wts []*Worktree, m branches.Match) {
 			// never stale: the worktree we run in, and <run>-main (--all only)
 		case w.Unreadable || w.Error != "" && !w.Broken && !w.Symlink:
 			// nothing a clean can do: it would skip it; say so instead
-			rep.Problems = append(rep.Problems, Problem{Kind: "unreadable_worktree", Task: taskOf(w),
+			rep.Problems = append(rep.Problems, Problem{Kind: "unreadable_worktree", Task: w.TaskID(),
 				Message: fmt.Sprintf("worktree %s: %s; it is left alone", w.Path, w.Error)})
 		case w.Missing || w.Broken:
 			w.Stale = true
@@ -255,15 +256,15 @@ func (st *State) build(wts []*Worktree, m branches.Match) {
 			w.Stale = true
 		}
 		if w.Stale && w.Locked {
-			rep.Problems = append(rep.Problems, Problem{Kind: "locked_worktree", Task: taskOf(w),
-				Message: fmt.Sprintf("worktree %s is stale but locked (%s): unlock it to clean it", w.Path, orText(w.LockReason, "no reason given"))})
+			rep.Problems = append(rep.Problems, Problem{Kind: "locked_worktree", Task: w.TaskID(),
+				Message: fmt.Sprintf("worktree %s is stale but locked (%s): unlock it to clean it", w.Path, w.LockText())})
 			w.Stale, w.StaleLocked = false, true
 		}
 		if w.Stale {
 			rep.StaleWorktrees = append(rep.StaleWorktrees, w.Path)
 		}
 		if w.Unreachable > 0 {
-			rep.Problems = append(rep.Problems, Problem{Kind: "unreachable_commits", Task: taskOf(w),
+			rep.Problems = append(rep.Problems, Problem{Kind: "unreachable_commits", Task: w.TaskID(),
 				Message: fmt.Sprintf("worktree %s holds %d commit(s) on a detached HEAD that no branch has", w.Path, w.Unreachable)})
 		}
 	}
@@ -274,25 +275,11 @@ func (st *State) build(wts []*Worktree, m branches.Match) {
 	}
 }
 
-func taskOf(w *Worktree) string {
-	if w.Task == "?" {
-		return ""
-	}
-	return w.Task
-}
-
 func derefOr(s *string, def string) string {
 	if s == nil {
 		return def
 	}
 	return *s
-}
-
-func orText(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func appendUniq(ss []string, s string) []string {

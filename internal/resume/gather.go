@@ -386,7 +386,7 @@ func loadPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[stri
 		*repoPath = path
 		data, err = repo.ReadBlob(ctx, rev, path)
 		if err != nil {
-			return nil, name, nil, inputErr("read plan %s: %v (check the revision and path, e.g. main:specs/%s/plan.md)", spec, firstLine(err), opts.Run)
+			return nil, name, nil, inputErr("read plan %s: %v (check the revision and path, e.g. main:specs/%s/plan.md)", spec, gitcmd.OneLine(err), opts.Run)
 		}
 	case repo.TopLevel == "" && fromConfig && !filepath.IsAbs(spec):
 		// A bare repository has no working tree: read the plan from HEAD.
@@ -395,7 +395,7 @@ func loadPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[stri
 		data, err = repo.ReadBlob(ctx, "HEAD", filepath.ToSlash(spec))
 		if err != nil {
 			if given {
-				return nil, name, nil, inputErr("read plan %s: %v", name, firstLine(err))
+				return nil, name, nil, inputErr("read plan %s: %v", name, gitcmd.OneLine(err))
 			}
 			return nil, name, nil, nil
 		}
@@ -453,14 +453,6 @@ func unwrapPathErr(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-func firstLine(err error) string {
-	s := err.Error()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }
 
 // resolveBase applies SPEC 3's order: --base, taskresume.base, <run>-main,

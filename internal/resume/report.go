@@ -161,3 +161,20 @@ type Problem struct {
 	Task    string `json:"task"`
 	Message string `json:"message"`
 }
+
+// TaskID is the task the worktree belongs to, "" for the run's main
+// worktree and for worktrees of no known task.
+func (w *Worktree) TaskID() string {
+	if w.Task == "?" {
+		return ""
+	}
+	return w.Task
+}
+
+// LockText is the lock reason as people read it.
+func (w *Worktree) LockText() string {
+	if w.LockReason == "" {
+		return "no reason given"
+	}
+	return w.LockReason
+}
