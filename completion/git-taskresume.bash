@@ -3,7 +3,7 @@
 # git's own completion (/usr/share/bash-completion/completions/git) calls
 # _git_<subcommand> when such a function exists, so sourcing this file after
 # it is all that is needed; install.sh copies it where bash-completion finds
-# it. zsh users of git's bash-based completion get it through bashcompinit.
+# it. Only bash is tested; zsh through bashcompinit is untested.
 
 __git_taskresume_runs () {
 	git taskresume --list --json 2>/dev/null | sed -n 's/^ *"run_id": "\(.*\)",$/\1/p'

@@ -27,11 +27,14 @@ type Style struct{ Color bool }
 
 // StyleFor returns the style for writing to f.
 func StyleFor(f *os.File) Style {
-	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
-		return Style{}
-	}
 	fi, err := f.Stat()
-	return Style{Color: err == nil && fi.Mode()&os.ModeCharDevice != 0}
+	return styleFor(err == nil && fi.Mode()&os.ModeCharDevice != 0, os.Getenv("NO_COLOR"), os.Getenv("TERM"))
+}
+
+// styleFor is the rule: colour on a terminal only, and NO_COLOR (any value)
+// or TERM=dumb turn it off.
+func styleFor(terminal bool, noColor, term string) Style {
+	return Style{Color: terminal && noColor == "" && term != "dumb"}
 }
 
 func (s Style) paint(code, text string) string {
@@ -177,7 +180,7 @@ func describeWorktree(w *Worktree) string {
 	case "missing":
 		parts = append(parts, "directory missing")
 	case "locked":
-		parts = append(parts, "locked ("+Display(orText(w.LockReason, "no reason given"))+")")
+		parts = append(parts, "locked ("+Display(w.LockText())+")")
 	default:
 		if w.Staged+w.Unstaged+w.Untracked > 0 {
 			parts = append(parts, fmt.Sprintf("dirty (%d staged, %d unstaged, %d untracked)", w.Staged, w.Unstaged, w.Untracked))
