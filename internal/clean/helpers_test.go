@@ -470,7 +470,7 @@ func savedRefs(t testing.TB, dir string) map[string]string {
 	return refs(t, dir, "refs/taskclean/"+run+"/")
 }
 
-var savedRefRE = regexp.MustCompile(`^refs/taskclean/` + run + `/([0-9]{8}T[0-9]{6}\.[0-9]{9}Z)/(worktree|branch)/(.+)$`)
+var savedRefRE = regexp.MustCompile(`^refs/taskclean/` + run + `/([0-9]{8}T[0-9]{6}\.[0-9]{9}Z)/(worktree|branch|ignored|admin)/(.+)$`)
 
 // savedFor returns the saved refs of kind (worktree or branch) whose name is
 // name, or name-<n> (a second save under one stamp), sorted.

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
 // Lock is the one-clean-per-run lock: a file in the git common directory
@@ -24,6 +27,8 @@ type Lock struct {
 	Interrupted string
 	started     bool
 	finished    bool
+	run         string
+	txn         string
 }
 
 // LockedError is returned when another clean of the run holds the lock.
@@ -58,7 +63,7 @@ func Acquire(commonDir, run string) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	l := &Lock{f: f, path: path}
+	l := &Lock{f: f, path: path, run: run}
 	prev, _ := readFields(f)
 	if prev["state"] == "running" && prev["stamp"] != "" {
 		l.Interrupted = prev["stamp"]
@@ -133,4 +138,97 @@ func describeHolder(s string) string {
 		return ""
 	}
 	return fmt.Sprintf("pid %s on %s since %s", m["pid"], m["host"], m["started"])
+}
+
+// txnPath is where a clean records the lock files of the ref transaction it
+// is running.
+func txnPath(commonDir, run string) string {
+	return filepath.Join(commonDir, "taskclean-"+run+".txn")
+}
+
+// RecordTxn records, before a ref transaction starts, the lock files git
+// will take for it and what each will hold (the new value of a created or
+// updated ref; nothing for a deletion).
+func (l *Lock) RecordTxn(commonDir string, updates []gitcmd.RefUpdate) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "start %d\n", time.Now().UnixNano())
+	paths := gitcmd.LockPaths(commonDir, updates)
+	for i, p := range paths {
+		want := "-"
+		if i < len(updates) && updates[i].Op != "delete" {
+			want = updates[i].New
+		}
+		fmt.Fprintf(&b, "lock %s %s\n", want, strconv.Quote(p))
+	}
+	l.txn = txnPath(commonDir, l.run)
+	f, err := os.Create(l.txn)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ClearTxn records that the transaction ended (committed or failed, git
+// released its locks either way).
+func (l *Lock) ClearTxn() {
+	if l.txn != "" {
+		os.Remove(l.txn)
+	}
+}
+
+// staleTxnLocks reads the record of a transaction that a crash interrupted
+// and returns the lock files it left that are provably its own: recorded
+// before it began, created after that, holding what the transaction wrote
+// (a ref lock) and open in no process (packed-refs.lock, which git writes
+// while holding it). A lock anyone else holds is never among them.
+func staleTxnLocks(commonDir, run string) (own []string, record string) {
+	record = txnPath(commonDir, run)
+	data, err := os.ReadFile(record)
+	if err != nil {
+		return nil, ""
+	}
+	var start int64
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.SplitN(line, " ", 3)
+		switch {
+		case len(f) == 2 && f[0] == "start":
+			start, _ = strconv.ParseInt(f[1], 10, 64)
+		case len(f) == 3 && f[0] == "lock":
+			p, err := strconv.Unquote(f[2])
+			if err != nil {
+				continue
+			}
+			fi, err := os.Lstat(p)
+			if err != nil || !fi.Mode().IsRegular() || fi.ModTime().UnixNano() < start-int64(time.Second) {
+				continue
+			}
+			content, err := os.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			got := strings.TrimSpace(string(content))
+			switch {
+			case strings.HasSuffix(p, "/packed-refs.lock"):
+				if procs, _ := worktree.LiveIn([]string{p}); len(procs[p]) > 0 {
+					continue
+				}
+			case f[1] == "-":
+				if got != "" {
+					continue
+				}
+			case got != f[1]:
+				continue
+			}
+			own = append(own, p)
+		}
+	}
+	return own, record
 }

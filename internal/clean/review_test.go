@@ -125,13 +125,19 @@ func TestReviewCrashRerunSavesChangedWorktree(t *testing.T) {
 	if r.code != 99 {
 		t.Fatalf("crash after the save: exit %d, want 99\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if !exists(s.wt(wt22)) || !exists(s.wt(wt23)) {
+	// The crash came after the save and before any removal: both
+	// directories are still aside, where the clean moved them to stop
+	// writers by path.
+	if !exists(s.wt(wt22)+".taskclean-removing") || !exists(s.wt(wt23)+".taskclean-removing") {
 		t.Fatalf("setup: the crash was meant to come before any removal")
 	}
 
-	// The agents go on: 2.2 changes only untracked files (its tracked tree
-	// stays as saved), 2.3 a tracked file and a new untracked one.
+	// The agents go on, inside the moved directories (their current
+	// directory moved with them): 2.2 changes only untracked files (its
+	// tracked tree stays as saved), 2.3 a tracked file and a new untracked
+	// one.
 	d22, d23 := copyDirty(s.dirtyByName(wt22)), copyDirty(s.dirtyByName(wt23))
+	d22.path, d23.path = d22.path+".taskclean-removing", d23.path+".taskclean-removing"
 	d22.untracked["NOTES.md"] = "notes of task 2.2, rewritten after the crash\n"
 	d22.untracked["after-crash.txt"] = "new work of 2.2 after the crash\n"
 	d23.work["README.md"] = readme + "Task 2.3 changed this after the crash.\n"
@@ -141,11 +147,12 @@ func TestReviewCrashRerunSavesChangedWorktree(t *testing.T) {
 		writeFiles(t, d.path, d.untracked)
 	}
 
+	d22.path, d23.path = s.wt(wt22), s.wt(wt23)
 	out := mustClean(t, s.root, "--run", run)
 
 	saved := savedRefs(t, s.root)
 	for _, d := range []*dirtyWT{d22, d23} {
-		if exists(d.path) {
+		if exists(d.path) || exists(d.path+".taskclean-removing") {
 			t.Errorf("%s still exists after the rerun:\n%s", d.name, out)
 		}
 		ref, ok := savedAs(out, s.rel(d.name))
@@ -214,26 +221,17 @@ func TestReviewCleanUnderHookEnv(t *testing.T) {
 }
 
 // lateWriter is a git wrapper, first on PATH, that plays an agent writing
-// late-work.txt into a worktree. when says at which git call: "remove"
-// (`git worktree remove ... PATH`, into PATH) or "save" (the save
-// transaction `git update-ref --stdin`, into every directory listed in
-// $LATE_DIRS).
-func lateWriter(t *testing.T, when string) string {
+// late-work.txt by path into every directory listed in $LATE_DIRS when the
+// clean records its saves (`git update-ref --stdin`). A write that succeeds
+// is noted in $LATE_MARKS, so a test can tell a write that failed (not a
+// loss) from one that landed (it must be kept).
+func lateWriter(t *testing.T) string {
 	t.Helper()
-	var hook string
-	switch when {
-	case "remove":
-		hook = "if [ \"$1\" = worktree ] && [ \"$2\" = remove ]; then\n" +
-			"  for last in \"$@\"; do :; done\n" +
-			"  printf 'agent result\\n' > \"$last/late-work.txt\"\n" +
-			"fi\n"
-	case "save":
-		hook = "if [ \"$1\" = update-ref ] && [ \"$2\" = --stdin ]; then\n" +
-			"  IFS=:\n" +
-			"  for d in $LATE_DIRS; do [ -d \"$d\" ] && printf 'agent result\\n' > \"$d/late-work.txt\"; done\n" +
-			"  unset IFS\n" +
-			"fi\n"
-	}
+	hook := "if [ \"$1\" = update-ref ] && [ \"$2\" = --stdin ]; then\n" +
+		"  IFS=:\n" +
+		"  for d in $LATE_DIRS; do printf 'agent result\\n' 2>/dev/null > \"$d/late-work.txt\" && echo \"$d\" >> \"$LATE_MARKS\"; done\n" +
+		"  unset IFS\n" +
+		"fi\n"
 	dir := t.TempDir()
 	script := "#!/bin/sh\n" + hook + "exec " + strconv.Quote(realGit) + " \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
@@ -242,37 +240,48 @@ func lateWriter(t *testing.T, when string) string {
 	return dir
 }
 
-// TestReviewChangedWhileSaved (finding 3): a worktree written to between its
-// save and its forced removal must stay, with what was written, and the
-// output says it was skipped because it changed while being saved; a branch
-// checked out there stays too. The binary runs directly, so that the git it
-// finds on PATH is the wrapper.
+// TestReviewChangedWhileSaved (finding 3): an agent writing by path into a
+// worktree between its save and its removal. The clean has renamed the
+// directory aside before saving it, so such a write fails; a write that
+// succeeded anyway must still be there afterwards, and a branch checked out
+// in a worktree that stays stays too. The binary runs directly, so that the
+// git it finds on PATH is the wrapper.
 func TestReviewChangedWhileSaved(t *testing.T) {
 	t.Parallel()
-	check := func(t *testing.T, s *scenario, out string, names []string, branch string) {
+	check := func(t *testing.T, s *scenario, out, marks string, names []string, branch string) {
 		t.Helper()
-		for _, name := range names {
-			late := filepath.Join(s.wt(name), "late-work.txt")
-			if b, err := os.ReadFile(late); err != nil || string(b) != "agent result\n" {
-				t.Errorf("LOST: %s after the clean: %q, %v (the worktree was removed with work its save does not hold)\noutput:\n%s", late, b, err, out)
-			}
-			l, ok := lineWith(out, "skip worktree "+s.rel(name))
-			if !ok || !strings.Contains(l, "changed while it was being saved") {
-				t.Errorf("output does not say %s was skipped because it changed while being saved:\n%s", name, out)
-			}
-			if _, ok := lineWith(out, "remove worktree "+s.rel(name)); ok {
-				t.Errorf("output says %s was removed:\n%s", name, out)
+		landed := map[string]bool{}
+		if data, err := os.ReadFile(marks); err == nil {
+			for _, l := range lines(string(data)) {
+				landed[l] = true
 			}
 		}
-		if branch != "" {
+		kept := true
+		for _, name := range names {
+			late := filepath.Join(s.wt(name), "late-work.txt")
+			if !landed[s.wt(name)] {
+				if exists(late) {
+					t.Errorf("%s exists although the agent's write failed", late)
+				}
+				if _, ok := lineWith(out, "remove worktree "+s.rel(name)); !ok {
+					t.Errorf("the write failed, yet %s was not removed:\n%s", name, out)
+				}
+				kept = false
+				continue
+			}
+			if b, err := os.ReadFile(late); err != nil || string(b) != "agent result\n" {
+				t.Errorf("LOST: %s after the clean: %q, %v (a write that succeeded was removed)\noutput:\n%s", late, b, err, out)
+			}
+		}
+		if branch != "" && kept {
 			if got := heads(t, s.root)[branch]; got != s.tips[branch] {
 				t.Errorf("branch %s is at %q after the clean, want it kept at %s", branch, got, s.tips[branch])
 			}
 		}
 	}
-	clean := func(t *testing.T, s *scenario, wrap string, env []string, args ...string) string {
+	clean := func(t *testing.T, s *scenario, env []string, args ...string) string {
 		t.Helper()
-		env = append(env, "PATH="+wrap+string(os.PathListSeparator)+os.Getenv("PATH"))
+		env = append(env, "PATH="+lateWriter(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
 		r := runBin(s.root, env, "git-taskclean", append([]string{"--run", run}, args...)...)
 		if r.code != 0 {
 			t.Fatalf("git-taskclean: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -280,19 +289,13 @@ func TestReviewChangedWhileSaved(t *testing.T) {
 		return r.stdout
 	}
 
-	// A write that lands during the deletion itself, after the last check,
-	// cannot be protected by any tool that deletes; the removal narrows that
-	// window to the in-process delete of a directory already renamed aside
-	// (a write by path then fails instead of vanishing). What can be
-	// guaranteed, and is tested here: nothing written after the save and
-	// before the removal is lost, and a branch whose worktree stays stays.
-	// The agent writes once the save is made, before the removal starts.
 	t.Run("write after the save", func(t *testing.T) {
 		t.Parallel()
 		s := newScenario(t, scenarioOpts{})
+		marks := filepath.Join(t.TempDir(), "marks")
 		dirs := "LATE_DIRS=" + s.wt(wt22) + ":" + s.wt(wt23)
-		out := clean(t, s, lateWriter(t, "save"), []string{dirs})
-		check(t, s, out, []string{wt22, wt23}, "")
+		out := clean(t, s, []string{dirs, "LATE_MARKS=" + marks})
+		check(t, s, out, marks, []string{wt22, wt23}, "")
 	})
 	t.Run("write after the save, worktree on a branch", func(t *testing.T) {
 		t.Parallel()
@@ -300,8 +303,9 @@ func TestReviewChangedWhileSaved(t *testing.T) {
 		w := s.wt(wt21)
 		gitIn(t, w, "", "checkout", "-q", branch21)
 		writeFiles(t, w, map[string]string{"wip.txt": "uncommitted work on 2.1\n"})
-		out := clean(t, s, lateWriter(t, "save"), []string{"LATE_DIRS=" + w}, "--task", "2.1")
-		check(t, s, out, []string{wt21}, branch21)
+		marks := filepath.Join(t.TempDir(), "marks")
+		out := clean(t, s, []string{"LATE_DIRS=" + w, "LATE_MARKS=" + marks}, "--task", "2.1")
+		check(t, s, out, marks, []string{wt21}, branch21)
 	})
 }
 

@@ -17,7 +17,15 @@ const (
 	ExitOK         = 0
 	ExitIncomplete = 1 // --exit-code: the run is not complete
 	ExitUsage      = 2 // bad usage or input; nothing changed
+	ExitPartial    = 3 // failed after changing something (what was done is printed)
 )
+
+// FailedError is a failure after the command changed something: it is
+// printed as one error line and exits ExitPartial.
+type FailedError struct{ Err error }
+
+func (e *FailedError) Error() string { return e.Err.Error() }
+func (e *FailedError) Unwrap() error { return e.Err }
 
 // ExitError carries an exit code out of an action without printing.
 type ExitError struct{ Code int }
@@ -89,6 +97,10 @@ func Run(app *cli.App, args []string, stderr io.Writer) int {
 	}
 	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")
 	fmt.Fprintf(stderr, "error: %s\n", msg)
+	var fe *FailedError
+	if errors.As(err, &fe) {
+		return ExitPartial
+	}
 	return ExitUsage
 }
 

@@ -289,7 +289,11 @@ func (r *Repo) UpdateRefs(ctx context.Context, updates []RefUpdate) error {
 		case "create":
 			fmt.Fprintf(&in, "create %s %s\n", u.Ref, u.New)
 		case "delete":
-			fmt.Fprintf(&in, "delete %s %s\n", u.Ref, u.Old)
+			if u.Old == "" {
+				fmt.Fprintf(&in, "delete %s\n", u.Ref)
+			} else {
+				fmt.Fprintf(&in, "delete %s %s\n", u.Ref, u.Old)
+			}
 		default:
 			fmt.Fprintf(&in, "update %s %s %s\n", u.Ref, u.New, u.Old)
 		}

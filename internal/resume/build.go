@@ -47,6 +47,7 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		}
 	}
 	current := canonical(st.Repo.TopLevel)
+	admins := worktree.AdminDirs(st.Repo.CommonDir)
 
 	var out []*Worktree
 	var live []string
@@ -56,7 +57,12 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 			continue
 		}
 		rw := &Worktree{Path: w.Path, Head: w.HEAD, Branch: w.BranchShort(), Detached: w.Detached,
-			Locked: w.Locked, LockReason: w.LockReason}
+			Locked: w.Locked, LockReason: w.LockReason, Main: w.Main}
+		if w.Main {
+			rw.AdminDir = st.Repo.CommonDir
+		} else {
+			rw.AdminDir = admins[filepath.Clean(w.Path)]
+		}
 		if fi, err := os.Lstat(w.Path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			// A symbolic link is never followed, whatever git makes of the
 			// place it points to: not missing, not a damaged entry.
@@ -81,7 +87,11 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 				rw.Broken = true
 			}
 		}
-		rw.Current = current != "" && canonical(w.Path) == current
+		// The worktree this command runs in is known by its git directory
+		// as well as by its path: a worktree moved by hand is still the
+		// current one although git lists it under its old path.
+		rw.Current = current != "" && canonical(w.Path) == current ||
+			rw.AdminDir != "" && sameFile(rw.AdminDir, st.Repo.GitDir)
 		switch {
 		case branchTask[rw.Branch] != "":
 			rw.Task = branchTask[rw.Branch]
@@ -184,6 +194,16 @@ func uniq(ss []string) []string {
 	return out
 }
 
+// sameFile reports whether a and b name the same directory.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
 func canonical(p string) string {
 	if p == "" {
 		return ""
@@ -235,8 +255,9 @@ func (st *State) build(wts []*Worktree, m branches.Match) {
 	}
 	for _, w := range wts {
 		switch {
-		case w.Current || w.Task == "":
-			// never stale: the worktree we run in, and <run>-main (--all only)
+		case w.Current || w.Main || w.Task == "":
+			// never stale: the worktree we run in, the repository's own
+			// checkout, and <run>-main (--all only)
 		case w.Unreadable || w.Error != "" && !w.Broken && !w.Symlink:
 			// nothing a clean can do: it would skip it; say so instead
 			rep.Problems = append(rep.Problems, Problem{Kind: "unreadable_worktree", Task: w.TaskID(),

@@ -57,6 +57,8 @@ type State struct {
 	Plan      *plan.Plan
 	Report    *Report
 	Worktrees []*worktree.Worktree // the run's worktrees, from git
+	// AllWorktrees are every worktree of the repository, the run's or not.
+	AllWorktrees []*worktree.Worktree
 	// TaskBranches are every local branch of the run, matched or not.
 	TaskBranches []branches.Branch
 	MainBranch   *branches.Branch
@@ -131,7 +133,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			}
 			return err
 		},
-		func() (err error) { wts, err = worktree.List(ctx, repo); return err },
+		func() (err error) { wts, err = worktree.List(ctx, repo); st.AllWorktrees = wts; return err },
 		func() (err error) {
 			if !opts.Light {
 				st.Claims, err = claims.Read(ctx, repo, run, time.Now())
@@ -321,13 +323,14 @@ func (st *State) hasRunWorktree(wts []*worktree.Worktree, run string) bool {
 	return false
 }
 
-// belongsToRun: a worktree is the run's when its HEAD is one of the run's
-// branches, or when its directory, inside the worktree folder, carries the
-// run's name. A directory of that name elsewhere is somebody else's.
+// belongsToRun: a worktree on a branch is the run of that branch; only a
+// detached HEAD (no branch to go by) is the run's when its directory,
+// inside the worktree folder, carries the run's name. A directory of that
+// name elsewhere, or one checked out on another run's branch, is somebody
+// else's.
 func (st *State) belongsToRun(w *worktree.Worktree, run string) bool {
-	br := w.BranchShort()
-	if strings.HasPrefix(br, branches.TaskPrefix(run)) || br == branches.MainBranch(run) {
-		return true
+	if br := w.BranchShort(); br != "" {
+		return strings.HasPrefix(br, branches.TaskPrefix(run)) || br == branches.MainBranch(run)
 	}
 	name := w.Name()
 	return (strings.HasPrefix(name, branches.TaskPrefix(run)) || name == branches.MainBranch(run)) && st.inWorktreeDir(w.Path)

@@ -134,6 +134,11 @@ type Worktree struct {
 	Error       string `json:"error,omitempty"`
 	// Current is true for the worktree the command runs in.
 	Current bool `json:"current,omitempty"`
+	// Main is the repository's own checkout: never removed.
+	Main bool `json:"main_worktree,omitempty"`
+	// AdminDir is the worktree's private git directory (index, HEAD,
+	// per-worktree refs); "" when no admin entry names it.
+	AdminDir string `json:"-"`
 }
 
 // Resume is where to pick the run up.

@@ -1,9 +1,7 @@
 package worktree
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,24 +17,6 @@ import (
 var Identity = []string{
 	"GIT_AUTHOR_NAME=git-taskclean", "GIT_AUTHOR_EMAIL=git-taskclean@localhost",
 	"GIT_COMMITTER_NAME=git-taskclean", "GIT_COMMITTER_EMAIL=git-taskclean@localhost",
-}
-
-// Snapshot is the saved state of a worktree: one commit whose first parent
-// is the worktree's HEAD. When there was uncommitted work it has the shape of
-// a `git stash` entry (parents HEAD, index, and untracked files when there
-// were any), so `git stash apply --index` brings back exactly what was
-// staged, unstaged and untracked.
-type Snapshot struct {
-	Path   string
-	Head   string
-	Commit string
-	// Stash is true when Commit is stash-shaped (there was uncommitted work).
-	Stash bool
-	// Tree is the tree of Commit when Stash (the working tree's state).
-	Tree string
-	// Unsaved lists untracked entries git cannot add as files (embedded
-	// repositories); they are reported, and the worktree is not removed.
-	Unsaved []string
 }
 
 // GitDirOf reads the worktree's .git file to find its private git directory
@@ -57,126 +37,265 @@ func GitDirOf(path string) (string, error) {
 	return dir, nil
 }
 
-// Save commits a worktree's uncommitted work without touching its index or
-// files: the index is copied, and the copies are what git adds to. tmpDir
-// must be on the repository's filesystem and is used for the index copies.
-// dirty says whether there is uncommitted work to save; when false, the
-// snapshot only records HEAD (which keeps commits on a detached HEAD
-// reachable).
-//
-// untracked, when not nil, is the list of untracked files to keep, as the
-// worktree's status just gave it (saving a git process); nil lists them.
-func Save(ctx context.Context, repo *gitcmd.Repo, path, head, tmpDir string, dirty bool, msg string, untracked []string) (*Snapshot, error) {
-	// Objects are written from the repository, so that a worktree whose
-	// directory is gone can still have its HEAD recorded; only the dirty
-	// case reads the worktree's files.
-	r := gitcmd.Runner{Dir: path, Worktree: true}
-	if !dirty {
-		r = repo.Runner
+// SaveInput is what Save needs to know of one worktree.
+type SaveInput struct {
+	// Dir is where the worktree's files are now (it may have been renamed
+	// aside); "" when its directory is gone and only the admin entry's
+	// index and HEAD can be saved.
+	Dir string
+	// AdminDir is the worktree's admin entry (its index lives there).
+	AdminDir string
+	// Head is the commit HEAD names, "" when unborn.
+	Head string
+	// TmpDir receives the index copies; the caller removes it after the
+	// proof, which reads them.
+	TmpDir string
+	// Msg is the save commit's message.
+	Msg string
+	// Budget bounds the ignored files saved.
+	Budget Budget
+	// HashLen is 20 for SHA-1 repositories, 32 for SHA-256.
+	HashLen int
+}
+
+// Snapshot is the saved state of a worktree: one commit whose first parent
+// is the worktree's HEAD (none when HEAD is unborn). When there was
+// uncommitted work it has the shape of a `git stash` entry (parents HEAD,
+// index, and untracked files when there were any), so `git stash apply
+// --index` also brings it back.
+type Snapshot struct {
+	Commit string
+	// Stash is true when Commit is stash-shaped (there was uncommitted work).
+	Stash bool
+	// Staged, Unstaged and Untracked count what was uncommitted, as git
+	// status saw it at the save (hidden edits included).
+	Staged, Unstaged, Untracked int
+	// Ignored is a commit whose tree holds the ignored files saved; "" when
+	// there were none within the budget.
+	Ignored string
+	// IgnoredPlan says which ignored files were saved, which are
+	// regenerated trees, and which are past the budget.
+	IgnoredPlan IgnoredPlan
+	// Hidden counts files marked assume-unchanged or skip-worktree whose
+	// marks were cleared in the copy so that their edits are saved.
+	Hidden int
+	// Indexes are the index files whose entries are in the save: what a
+	// proof compares the worktree against.
+	Indexes []string
+}
+
+// Save commits a worktree's uncommitted work, its untracked files and its
+// small ignored files without touching its index or files: git works on a
+// copy of the index. Marks that hide edits from git (assume-unchanged,
+// skip-worktree on a file that is present) are cleared in the copy, so
+// those edits are saved too. It reads the worktree anew (one status): the
+// caller has stopped writers first, so what it saves is what is there.
+func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, error) {
+	snap := &Snapshot{}
+	fail := func(what string, err error) (*Snapshot, error) {
+		return nil, fmt.Errorf("save %s: %s: %w", in.Dir, what, err)
 	}
-	snap := &Snapshot{Path: path, Head: head}
+	idx := filepath.Join(in.TmpDir, "index")
+	if err := copyFile(filepath.Join(in.AdminDir, "index"), idx); err != nil && !os.IsNotExist(err) {
+		return fail("copy index", err)
+	}
+	// Git runs in the worktree's directory with the copied index; objects
+	// are written to the repository. Without a directory, from the
+	// repository (only the index and HEAD are left to save).
+	r := gitcmd.Runner{Dir: in.Dir, Worktree: true, Write: true}
+	if in.Dir == "" {
+		r = repo.Runner
+		r.Write = true
+	}
+	env := func(file string) []string { return []string{"GIT_INDEX_FILE=" + file} }
+	run := func(file string, stdin []byte, args ...string) (string, error) {
+		out, err := r.RunEnv(ctx, append(env(file), Identity...), stdin, args...)
+		return strings.TrimSpace(string(out)), err
+	}
 	commit := func(tree string, parents []string, m string) (string, error) {
 		args := []string{"commit-tree", tree, "-m", m}
 		for _, p := range parents {
 			args = append(args, "-p", p)
 		}
-		out, err := r.RunEnv(ctx, Identity, nil, args...)
-		return strings.TrimSpace(string(out)), err
+		return run(idx, nil, args...)
 	}
 	var headParents []string
-	if head != "" {
-		headParents = []string{head}
+	if in.Head != "" {
+		headParents = []string{in.Head}
 	}
-	if !dirty {
-		c, err := commit(head+"^{tree}", headParents, msg)
-		if err != nil {
-			return nil, fmt.Errorf("save %s: %w", path, err)
+
+	if in.Dir == "" {
+		// The directory is gone: what is left is HEAD and the index.
+		indexTree, err := run(idx, nil, "write-tree")
+		if err != nil || in.Head != "" && indexTree == treeOf(ctx, r, in.Head) {
+			tree := in.Head + "^{tree}"
+			if in.Head == "" {
+				if tree, err = run(idx, []byte{}, "mktree"); err != nil {
+					return fail("empty tree", err)
+				}
+			}
+			c, err := commit(tree, headParents, in.Msg)
+			if err != nil {
+				return fail("commit", err)
+			}
+			snap.Commit = c
+			return snap, nil
 		}
-		snap.Commit = c
+		ic, err := commit(indexTree, headParents, "index on "+in.Msg)
+		if err != nil {
+			return fail("commit index", err)
+		}
+		if snap.Commit, err = commit(indexTree, append(append([]string(nil), headParents...), ic), in.Msg); err != nil {
+			return fail("commit", err)
+		}
+		snap.Stash, snap.Staged = true, 1
 		return snap, nil
 	}
 
-	gd, err := GitDirOf(path)
-	if err != nil {
-		return nil, fmt.Errorf("save %s: %w", path, err)
-	}
-	tmp, err := os.MkdirTemp(tmpDir, "taskclean-index-")
-	if err != nil {
-		return nil, fmt.Errorf("save %s: %w", path, err)
-	}
-	defer os.RemoveAll(tmp)
-	idx := filepath.Join(tmp, "index")
-	if err := copyFile(filepath.Join(gd, "index"), idx); err != nil && !os.IsNotExist(err) {
-		return nil, fmt.Errorf("save %s: copy index: %w", path, err)
-	}
-	withIdx := func(file string) []string { return []string{"GIT_INDEX_FILE=" + file} }
-
-	out, err := r.RunEnv(ctx, withIdx(idx), nil, "write-tree")
-	if err != nil {
-		return nil, fmt.Errorf("save %s: index tree: %w", path, err)
-	}
-	indexTree := strings.TrimSpace(string(out))
-	if _, err := r.RunEnv(ctx, withIdx(idx), nil, "add", "--update", "--", "."); err != nil {
-		return nil, fmt.Errorf("save %s: %w", path, err)
-	}
-	out, err = r.RunEnv(ctx, withIdx(idx), nil, "write-tree")
-	if err != nil {
-		return nil, fmt.Errorf("save %s: worktree tree: %w", path, err)
-	}
-	workTree := strings.TrimSpace(string(out))
-
-	// Untracked files that are not ignored go into a third tree, as
-	// `git stash -u` does.
-	if untracked == nil {
-		out, err = r.RunEnv(ctx, withIdx(idx), nil, "ls-files", "-z", "--others", "--exclude-standard")
-		if err != nil {
-			return nil, fmt.Errorf("save %s: list untracked: %w", path, err)
-		}
-		for _, f := range bytes.Split(out, []byte{0}) {
-			if len(f) > 0 {
-				untracked = append(untracked, string(f))
+	// Clear the marks that hide edits, on files that are there (a
+	// skip-worktree file that is absent is a sparse checkout's, not an
+	// edit).
+	if entries, err := ReadIndex(idx, in.HashLen); err == nil {
+		var hidden []string
+		for _, e := range entries {
+			if !e.AssumeUnchanged && !e.SkipWorktree {
+				continue
+			}
+			if _, err := os.Lstat(filepath.Join(in.Dir, filepath.FromSlash(e.Path))); err == nil {
+				hidden = append(hidden, e.Path)
 			}
 		}
-	}
-	var files []string
-	for _, f := range untracked {
-		if strings.HasSuffix(f, "/") { // an embedded repository
-			snap.Unsaved = append(snap.Unsaved, f)
-			continue
+		if len(hidden) > 0 {
+			if _, err := run(idx, []byte(strings.Join(hidden, "\x00")+"\x00"),
+				"update-index", "--no-assume-unchanged", "--no-skip-worktree", "-z", "--stdin"); err != nil {
+				return fail("clear hidden marks", err)
+			}
+			snap.Hidden = len(hidden)
 		}
-		files = append(files, f)
+	} else if !os.IsNotExist(err) {
+		// An index we cannot read ourselves: ask git which entries are
+		// marked (ls-files -v: lower case is assume-unchanged, S is
+		// skip-worktree).
+		out, lerr := run(idx, nil, "ls-files", "-z", "-v")
+		if lerr != nil {
+			return fail("list index", lerr)
+		}
+		var hidden []string
+		for _, rec := range strings.Split(out, "\x00") {
+			if len(rec) < 3 {
+				continue
+			}
+			tag, path := rec[0], rec[2:]
+			if tag == 'S' || tag >= 'a' && tag <= 'z' {
+				if _, err := os.Lstat(filepath.Join(in.Dir, filepath.FromSlash(path))); err == nil {
+					hidden = append(hidden, path)
+				}
+			}
+		}
+		if len(hidden) > 0 {
+			if _, err := run(idx, []byte(strings.Join(hidden, "\x00")+"\x00"),
+				"update-index", "--no-assume-unchanged", "--no-skip-worktree", "-z", "--stdin"); err != nil {
+				return fail("clear hidden marks", err)
+			}
+			snap.Hidden = len(hidden)
+		}
+	}
+
+	out, err := r.RunEnv(ctx, env(idx), nil, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching")
+	if err != nil {
+		return fail("status", err)
+	}
+	st := ParseStatus(out)
+	files := ParseStatusFiles(out)
+	snap.Staged, snap.Unstaged, snap.Untracked = st.Staged, st.Unstaged, st.Untracked
+	snap.Indexes = []string{idx}
+
+	// Ignored files within the budget, into a tree of their own.
+	snap.IgnoredPlan = PlanIgnored(in.Dir, files.Ignored, in.Budget)
+	if len(snap.IgnoredPlan.Save) > 0 {
+		iidx := filepath.Join(in.TmpDir, "ignored")
+		if _, err := run(iidx, []byte(strings.Join(snap.IgnoredPlan.Save, "\x00")+"\x00"), "update-index", "--add", "-z", "--stdin"); err != nil {
+			return fail("add ignored files", err)
+		}
+		tree, err := run(iidx, nil, "write-tree")
+		if err != nil {
+			return fail("ignored tree", err)
+		}
+		if snap.Ignored, err = commit(tree, nil, "ignored files on "+in.Msg); err != nil {
+			return fail("commit ignored files", err)
+		}
+		snap.Indexes = append(snap.Indexes, iidx)
+	}
+
+	if st.Staged+st.Unstaged+st.Untracked == 0 {
+		// Nothing uncommitted: HEAD says it all (and keeps a detached
+		// HEAD's commits reachable). An unborn HEAD with an empty index
+		// saves the empty tree.
+		tree := in.Head + "^{tree}"
+		if in.Head == "" {
+			if tree, err = run(idx, nil, "write-tree"); err != nil {
+				return fail("tree", err)
+			}
+		}
+		if snap.Commit, err = commit(tree, headParents, in.Msg); err != nil {
+			return fail("commit", err)
+		}
+		return snap, nil
+	}
+
+	// An index with conflicts has no tree of its own; the working tree's
+	// then stands for it (the conflict's sides are commits the admin save
+	// keeps).
+	indexTree, ierr := run(idx, nil, "write-tree")
+	if ierr != nil && !strings.Contains(ierr.Error(), "unmerged") {
+		return fail("index tree", ierr)
+	}
+	if _, err := run(idx, nil, "add", "--update", "--", "."); err != nil {
+		return fail("add changes", err)
+	}
+	workTree, err := run(idx, nil, "write-tree")
+	if err != nil {
+		return fail("working tree", err)
+	}
+	if ierr != nil {
+		indexTree = workTree
 	}
 	untrackedCommit := ""
-	if len(files) > 0 {
-		uidx := filepath.Join(tmp, "untracked")
-		in := []byte(strings.Join(files, "\x00") + "\x00")
-		if _, err := r.RunEnv(ctx, withIdx(uidx), in, "update-index", "--add", "-z", "--stdin"); err != nil {
-			return nil, fmt.Errorf("save %s: add untracked: %w", path, err)
+	if len(files.Untracked) > 0 {
+		uidx := filepath.Join(in.TmpDir, "untracked")
+		if _, err := run(uidx, []byte(strings.Join(files.Untracked, "\x00")+"\x00"), "update-index", "--add", "-z", "--stdin"); err != nil {
+			return fail("add untracked files", err)
 		}
-		out, err = r.RunEnv(ctx, withIdx(uidx), nil, "write-tree")
+		tree, err := run(uidx, nil, "write-tree")
 		if err != nil {
-			return nil, fmt.Errorf("save %s: untracked tree: %w", path, err)
+			return fail("untracked tree", err)
 		}
-		untrackedCommit, err = commit(strings.TrimSpace(string(out)), nil, "untracked files on "+msg)
-		if err != nil {
-			return nil, fmt.Errorf("save %s: %w", path, err)
+		if untrackedCommit, err = commit(tree, nil, "untracked files on "+in.Msg); err != nil {
+			return fail("commit untracked files", err)
 		}
+		snap.Indexes = append(snap.Indexes, uidx)
 	}
-	indexCommit, err := commit(indexTree, headParents, "index on "+msg)
+	indexCommit, err := commit(indexTree, headParents, "index on "+in.Msg)
 	if err != nil {
-		return nil, fmt.Errorf("save %s: %w", path, err)
+		return fail("commit index", err)
 	}
 	parents := append(append([]string(nil), headParents...), indexCommit)
 	if untrackedCommit != "" {
 		parents = append(parents, untrackedCommit)
 	}
-	snap.Tree = workTree
-	snap.Commit, err = commit(workTree, parents, msg)
-	if err != nil {
-		return nil, fmt.Errorf("save %s: %w", path, err)
+	if snap.Commit, err = commit(workTree, parents, in.Msg); err != nil {
+		return fail("commit", err)
 	}
 	snap.Stash = true
 	return snap, nil
+}
+
+func treeOf(ctx context.Context, r gitcmd.Runner, commit string) string {
+	out, err := r.Run(ctx, "rev-parse", "--verify", "--end-of-options", commit+"^{tree}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func copyFile(src, dst string) error {
@@ -194,24 +313,6 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
-}
-
-// Remove removes a registered worktree, directory included, through git
-// (which also drops its admin entry, and copes with a missing directory).
-// force is needed when uncommitted work was saved; without it git itself
-// refuses to remove a worktree that changed since we looked.
-func Remove(ctx context.Context, repo *gitcmd.Repo, path string, force bool) error {
-	args := []string{"worktree", "remove"}
-	if force {
-		args = append(args, "--force")
-	}
-	args = append(args, path)
-	r := repo.Runner
-	r.Write = true
-	if _, err := r.Run(ctx, args...); err != nil {
-		return fmt.Errorf("remove worktree %s: %w", path, err)
-	}
-	return nil
 }
 
 // PruneEntry removes the admin entry (<common dir>/worktrees/<id>) that
@@ -295,32 +396,4 @@ func LastChange(path string) time.Time {
 		return nil
 	})
 	return newest
-}
-
-// ErrChanged means the worktree changed after the given time and was left.
-var ErrChanged = errors.New("changed since it was saved")
-
-// RemoveSaved removes a worktree whose work was saved at since, and only if
-// nothing in it is newer than that. The directory is first renamed aside
-// (atomic, same parent): from then on a write by path fails instead of
-// landing in a directory about to go, and a write through an open handle
-// shows in the check that follows. Unchanged, it is deleted here (symbolic
-// links are not followed) and its admin entry dropped; changed, it is put
-// back and ErrChanged returned. A rename that fails (another file system)
-// returns an error, and the caller falls back to git.
-func RemoveSaved(commonDir, path string, since time.Time) error {
-	aside := path + ".taskclean-removing"
-	if err := os.Rename(path, aside); err != nil {
-		return err
-	}
-	if LastChange(aside).After(since) {
-		if err := os.Rename(aside, path); err != nil {
-			return fmt.Errorf("put back %s: %w (its files are in %s)", path, err, aside)
-		}
-		return ErrChanged
-	}
-	if err := os.RemoveAll(aside); err != nil {
-		return fmt.Errorf("remove %s: %w", aside, err)
-	}
-	return PruneEntry(commonDir, path)
 }

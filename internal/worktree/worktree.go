@@ -222,3 +222,29 @@ func ParseStatus(out []byte) Status {
 	}
 	return st
 }
+
+// AdminDirs maps each linked worktree's path, as its admin entry records
+// it, to that entry (<common dir>/worktrees/<id>). A worktree whose
+// directory is gone or was moved is still found: the entry is what holds
+// its HEAD, index and per-worktree refs.
+func AdminDirs(commonDir string) map[string]string {
+	res := map[string]string{}
+	admin := filepath.Join(commonDir, "worktrees")
+	entries, err := os.ReadDir(admin)
+	if err != nil {
+		return res
+	}
+	for _, e := range entries {
+		dir := filepath.Join(admin, e.Name())
+		data, err := os.ReadFile(filepath.Join(dir, "gitdir"))
+		if err != nil {
+			continue
+		}
+		raw := strings.TrimRight(string(data), "\r\n")
+		if !filepath.IsAbs(raw) {
+			raw = filepath.Join(dir, raw)
+		}
+		res[filepath.Clean(strings.TrimSuffix(raw, "/.git"))] = dir
+	}
+	return res
+}

@@ -3,6 +3,7 @@ package taskclean
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,27 +24,33 @@ var Version = "dev"
 const description = `Removes what a crashed plan run left behind, and never loses work doing it.
 
 Without --task or --all it removes the run's stale worktrees: those whose
-task is not complete, or whose directory is gone. Locked worktrees, the
-worktree it runs in, and anything git has not registered as a worktree are
-never touched; symbolic links are never followed.
+task is not complete, or whose directory is gone. The main worktree, locked
+worktrees, the worktree it runs in, worktrees in which a live process works,
+and anything git has not registered as a worktree are never touched;
+symbolic links are never followed.
 
-Before anything goes, it is saved under refs/taskclean/<run>/<stamp>/: a
-worktree's staged, unstaged and untracked (not ignored) files and any commits
-on its HEAD that no branch holds, as a stash-shaped commit; a branch's tip.
-Ignored files are not saved; each removal lists them. --undo puts the deleted
-branches back and prints the command that restores each saved worktree.
+Before a worktree goes it is renamed aside (so writers stop), saved under
+refs/taskclean/<run>/<stamp>/ (staged, unstaged and untracked files, edits
+hidden by assume-unchanged or skip-worktree, ignored files up to 1 MiB each
+and 20 MiB in all, commits only its HEAD, reflog or per-worktree refs hold,
+a stopped rebase or am), and every file in it is checked against the save.
+What cannot be proved saved keeps the worktree. A deleted branch's tip is
+saved too. --undo puts the deleted branches back; --restore brings a saved
+worktree back; --backups lists what is saved.
 
 Exit codes:
-   0  done (or nothing to do)
-   2  bad usage or input, or another clean of the run holds the lock;
-      a one-line "error:" message on stderr says what to fix`
+   0  done (or nothing to do; kept worktrees are listed with the reason)
+   2  bad usage or input, another clean of the run holds the lock, or a
+      refusal (a branch to delete is checked out or being rebased in a
+      worktree that stays); nothing was changed
+   3  failed after changing something: what was done is printed first`
 
 // App returns the command definition; the man page is generated from it.
 func App(stdout io.Writer) *cli.App {
 	return &cli.App{
 		Name:            "git-taskclean",
 		Usage:           "remove a plan run's stale worktrees and branches, saving everything first",
-		UsageText:       "git taskclean --run <run> [--task ID]... [--all] [--completed] [--older-than DURATION] [-n] [--json] [--no-backup]\ngit taskclean --run <run> --undo\ngit taskclean --run <run> --expire-backups DURATION",
+		UsageText:       "git taskclean --run <run> [--task ID]... [--all] [--completed] [--older-than DURATION] [--ignore-live] [--drop-ignored] [-n] [--json] [--no-backup]\ngit taskclean --run <run> --undo [STAMP]\ngit taskclean --run <run> --restore TASK|PATH\ngit taskclean --run <run> --backups\ngit taskclean --run <run> --expire-backups DURATION",
 		Description:     description,
 		Version:         Version,
 		Writer:          stdout,
@@ -54,7 +61,11 @@ func App(stdout io.Writer) *cli.App {
 			&cli.BoolFlag{Name: "all", Usage: "the whole run: every task branch, <run>-main, every worktree"},
 			&cli.BoolFlag{Name: "completed", Usage: "also remove the worktrees of complete tasks"},
 			&cli.DurationFlag{Name: "older-than", Usage: "only worktrees with no change (HEAD, index, files) for `DURATION`, e.g. 30m, 24h"},
-			&cli.BoolFlag{Name: "undo", Usage: "put back the branches the last clean of the run deleted; print how to restore its worktrees"},
+			&cli.BoolFlag{Name: "undo", Usage: "put back the branches the last clean of the run (or the clean STAMP given after it) deleted; print how to restore its worktrees"},
+			&cli.StringFlag{Name: "restore", Usage: "bring back the saved worktree of task `ID` or PATH (its newest most complete save)"},
+			&cli.BoolFlag{Name: "backups", Usage: "list every saved clean of the run and what it holds"},
+			&cli.BoolFlag{Name: "ignore-live", Usage: "also save and remove worktrees in which a live process works"},
+			&cli.BoolFlag{Name: "drop-ignored", Usage: "let ignored files past the save budget (1 MiB a file, 20 MiB a worktree) go unsaved"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print every action and change nothing"},
 			&cli.BoolFlag{Name: "json", Usage: "write one JSON document instead of the action lines"},
 			&cli.BoolFlag{Name: "no-backup", Usage: "do not save anything before removing it"},
@@ -83,20 +94,27 @@ func action(c *cli.Context, stdout io.Writer) error {
 		_, err = io.WriteString(stdout, page)
 		return err
 	}
-	if c.NArg() > 0 {
+	stamp := ""
+	if c.Bool("undo") && c.NArg() == 1 {
+		// --undo takes an optional stamp: the clean to undo.
+		stamp = c.Args().First()
+		if !clean.ValidStamp(stamp) {
+			return &cliutil.UsageError{Msg: fmt.Sprintf("--undo %s: not a stamp (list them with: git taskclean --run <run> --backups)", resume.Display(stamp))}
+		}
+	} else if c.NArg() > 0 {
 		return &cliutil.UsageError{Msg: fmt.Sprintf("unexpected argument %q: the run is given with --run <run>", c.Args().First())}
 	}
 	if !c.IsSet("run") {
 		return &cliutil.UsageError{Msg: "missing --run <run>: which run to clean"}
 	}
 	modes := 0
-	for _, f := range []string{"undo", "expire-backups", "all", "task"} {
+	for _, f := range []string{"undo", "expire-backups", "all", "task", "restore", "backups"} {
 		if c.IsSet(f) {
 			modes++
 		}
 	}
 	if modes > 1 {
-		return &cliutil.UsageError{Msg: "--undo, --expire-backups, --all and --task cannot be combined"}
+		return &cliutil.UsageError{Msg: "--undo, --restore, --backups, --expire-backups, --all and --task cannot be combined"}
 	}
 	if c.Duration("older-than") < 0 || c.Duration("expire-backups") < 0 {
 		return &cliutil.UsageError{Msg: "durations must be positive, e.g. 30m or 24h"}
@@ -111,6 +129,7 @@ func action(c *cli.Context, stdout io.Writer) error {
 		DryRun: c.Bool("dry-run"), NoBackup: c.Bool("no-backup"), OlderThan: c.Duration("older-than"),
 		ExpireBackups: c.Duration("expire-backups"), PlanPath: c.String("plan"), Base: c.String("base"),
 		Cwd: cwd, Now: time.Now(), Remote: c.String("remote"),
+		IgnoreLive: c.Bool("ignore-live"), DropIgnored: c.Bool("drop-ignored"), Stamp: stamp, Restore: c.String("restore"),
 	}
 	if _, err := resume.ValidRun(opts.Run); err != nil {
 		return err
@@ -121,12 +140,29 @@ func action(c *cli.Context, stdout io.Writer) error {
 		res, err = clean.Undo(ctx, repo, opts)
 	case c.IsSet("expire-backups"):
 		res, err = clean.Expire(ctx, repo, opts)
+	case c.IsSet("restore"):
+		res, err = clean.Restore(ctx, repo, opts)
+	case c.Bool("backups"):
+		res, err = clean.Backups(ctx, repo, opts)
 	default:
 		res, err = clean.Run(ctx, repo, opts)
 	}
-	if err != nil {
+	var partial *clean.PartialError
+	if errors.As(err, &partial) {
+		// What was done before the failure, then the failure itself.
+		res = partial.Result
+		err = &cliutil.FailedError{Err: err}
+	}
+	if res == nil {
 		return err
 	}
+	if perr := output(c, stdout, res, cwd); perr != nil && err == nil {
+		err = perr
+	}
+	return err
+}
+
+func output(c *cli.Context, stdout io.Writer, res *clean.Result, cwd string) error {
 	if c.Bool("json") {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -136,6 +172,10 @@ func action(c *cli.Context, stdout io.Writer) error {
 	style := resume.Style{}
 	if f != nil {
 		style = resume.StyleFor(f)
+	}
+	if res.Backups != nil || c.Bool("backups") {
+		renderBackups(stdout, res, cwd)
+		return nil
 	}
 	render(stdout, res, cwd, style)
 	return nil
@@ -167,6 +207,16 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 				what = fmt.Sprintf("%d staged, %d unstaged, %d untracked", a.Staged, a.Unstaged, a.Untracked)
 			}
 			fmt.Fprintf(w, "%ssave worktree %s (%s) as %s\n", would, rel(a.Path), what, a.Ref)
+		case "save_ignored":
+			fmt.Fprintf(w, "%ssave %d ignored file(s) of %s as %s\n", would, len(a.Ignored), rel(a.Path), a.Ref)
+		case "save_admin":
+			if a.Op == "save_admin" && a.Done || res.DryRun {
+				fmt.Fprintf(w, "%ssave the %s of %s as %s\n", would, q(a.Reason), rel(a.Path), a.Ref)
+			} else {
+				fmt.Fprintf(w, "note: %s\n", q(a.Reason))
+			}
+		case "recover":
+			fmt.Fprintf(w, "%s: %s\n", rel(a.Path), q(a.Reason))
 		case "save_branch":
 			fmt.Fprintf(w, "%ssave branch %s (%s) as %s\n", would, a.Branch, resume.Short(a.Commit), a.Ref)
 		case "remove_worktree", "prune_worktree":
@@ -180,7 +230,7 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 				for i, n := range a.Ignored {
 					names[i] = q(n)
 				}
-				line += fmt.Sprintf("; %d ignored, not saved: %s", len(a.Ignored), strings.Join(names, ", "))
+				line += fmt.Sprintf("; not saved (regenerated or let go): %s", strings.Join(names, ", "))
 			}
 			fmt.Fprintln(w, line)
 		case "delete_branch":
@@ -192,7 +242,11 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 		case "restore_branch":
 			fmt.Fprintf(w, "%srestore branch %s at %s\n", would, a.Branch, resume.Short(a.Commit))
 		case "restore_worktree":
-			fmt.Fprintf(w, "saved worktree %s; to bring it back:\n  %s\n", q(a.Path), a.Command)
+			if a.Command != "" {
+				fmt.Fprintf(w, "saved worktree %s; to bring it back:\n  %s\n", q(a.Path), a.Command)
+			} else {
+				fmt.Fprintf(w, "%srestore worktree %s from %s (%s)\n", would, rel(a.Path), a.Ref, q(a.Reason))
+			}
 		case "save_claim":
 			fmt.Fprintf(w, "%ssave claim of task %s (%s) as %s\n", would, a.Task, q(a.Reason), a.Ref)
 		case "drop_claim":
@@ -230,4 +284,40 @@ func hasSaves(res *clean.Result) bool {
 		}
 	}
 	return false
+}
+
+func renderBackups(w io.Writer, res *clean.Result, cwd string) {
+	if len(res.Backups) == 0 {
+		fmt.Fprintf(w, "no saved clean of run %s\n", res.RunID)
+		return
+	}
+	rel := func(p string) string {
+		if r, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(r, "..") {
+			return resume.Display(r)
+		}
+		return resume.Display(p)
+	}
+	for _, b := range res.Backups {
+		line := fmt.Sprintf("%s  %s", b.Stamp, b.Time.UTC().Format("2006-01-02 15:04:05 UTC"))
+		if len(b.Continues) > 0 {
+			line += "  (finished the interrupted " + strings.Join(b.Continues, ", ") + ")"
+		}
+		fmt.Fprintln(w, line)
+		for _, it := range b.Saves {
+			switch it.Kind {
+			case "worktree":
+				what := "HEAD"
+				if it.Work {
+					what = "uncommitted work"
+				}
+				fmt.Fprintf(w, "  worktree %s (%s)  %s\n", rel(it.Path), what, it.Ref)
+			case "branch":
+				fmt.Fprintf(w, "  branch %s at %s\n", it.Name, resume.Short(it.Commit))
+			default:
+				fmt.Fprintf(w, "  %s %s  %s\n", it.Kind, it.Name, it.Ref)
+			}
+		}
+	}
+	last := res.Backups[len(res.Backups)-1]
+	fmt.Fprintf(w, "undo the last with: git taskclean --run %s --undo; an older one: git taskclean --run %s --undo %s\n", res.RunID, res.RunID, last.Stamp)
 }

@@ -1,0 +1,119 @@
+package clean
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/resume"
+)
+
+// Backup is one saved clean: everything under refs/taskclean/<run>/<stamp>/.
+type Backup struct {
+	Stamp string    `json:"stamp"`
+	Time  time.Time `json:"time"`
+	// Continues are the interrupted cleans this one finished.
+	Continues []string     `json:"continues,omitempty"`
+	Saves     []*SavedItem `json:"saves"`
+}
+
+// SavedItem is one saved thing of a backup.
+type SavedItem struct {
+	// Kind: worktree, ignored, admin, branch, claim.
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+	// Path is where a saved worktree was; Task its task.
+	Path string `json:"path,omitempty"`
+	Task string `json:"task,omitempty"`
+	// Work is true for a worktree save that holds uncommitted work (not
+	// only its HEAD).
+	Work bool `json:"work,omitempty"`
+	// Head and Branch are what the saved worktree's HEAD was.
+	Head   string `json:"head,omitempty"`
+	Branch string `json:"branch,omitempty"`
+	// Parents of the saved commit (a worktree save's index and untracked
+	// files are its second and third).
+	Parents []string `json:"-"`
+	Tree    string   `json:"-"`
+}
+
+// readBackups lists the run's saved cleans, oldest first. Saves made by
+// every version are read: the worktree save has always been a stash-shaped
+// commit whose body names its path and head.
+func readBackups(ctx context.Context, repo *gitcmd.Repo, run string) ([]*Backup, error) {
+	saved, err := repo.SavedRefs(ctx, BackupRoot+run+"/")
+	if err != nil {
+		return nil, err
+	}
+	byStamp := map[string]*Backup{}
+	var out []*Backup
+	for _, r := range saved {
+		rest := strings.TrimPrefix(r.Name, BackupRoot+run+"/")
+		stamp, rest, ok := strings.Cut(rest, "/")
+		t, isStamp := parseStamp(stamp)
+		if !ok || !isStamp {
+			continue
+		}
+		b := byStamp[stamp]
+		if b == nil {
+			b = &Backup{Stamp: stamp, Time: t, Saves: []*SavedItem{}}
+			byStamp[stamp] = b
+			out = append(out, b)
+		}
+		kind, name, _ := strings.Cut(rest, "/")
+		if kind == "continues" {
+			b.Continues = append(b.Continues, name)
+			continue
+		}
+		it := &SavedItem{Kind: kind, Name: name, Ref: r.Name, Commit: r.OID, Parents: r.Parents, Tree: r.Tree}
+		if kind == "worktree" {
+			it.Path = bodyField(r.Body, "path")
+			if p, err := strconv.Unquote(it.Path); err == nil {
+				it.Path = p
+			}
+			it.Head = bodyField(r.Body, "head")
+			it.Branch = strings.TrimPrefix(bodyField(r.Body, "branch"), "refs/heads/")
+			it.Task = bodyField(r.Body, "task")
+			// With a head, a HEAD-only save has one parent; without one
+			// (unborn), only saves of work exist.
+			it.Work = it.Head == "" || len(r.Parents) > 1
+		}
+		if kind == "branch" {
+			it.Branch = name
+		}
+		b.Saves = append(b.Saves, it)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Stamp < out[j].Stamp })
+	return out, nil
+}
+
+// Backups lists the run's saved cleans.
+func Backups(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
+	if err := validRun(opts.Run); err != nil {
+		return nil, err
+	}
+	bs, err := readBackups(ctx, repo, opts.Run)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{RunID: opts.Run, Actions: []*Action{}, Backups: bs}, nil
+}
+
+func bodyField(body, key string) string {
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, key+" "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func validRun(run string) error {
+	_, err := resume.ValidRun(run)
+	return err
+}

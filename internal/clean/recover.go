@@ -1,0 +1,88 @@
+package clean
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/worktree"
+)
+
+// recoverLeftovers finishes or undoes what an interrupted clean of run left,
+// so that a rerun after a crash at any point works. It runs holding the
+// run's lock, so no other clean of the run is live; it touches only what
+// provably belongs to a clean of this run:
+//   - a directory renamed aside but not yet deleted goes back to its place
+//     (its save may not be recorded; the rerun saves it again);
+//   - a directory renamed to its deleting name is deleted (it is only
+//     renamed so after its save is recorded), and its entry dropped;
+//   - the mark that locked an entry is removed;
+//   - git lock files its interrupted ref transaction recorded and left;
+//   - its temporary folders.
+func recoverLeftovers(ctx context.Context, repo *gitcmd.Repo, run string, lock *Lock) ([]*Action, error) {
+	var acts []*Action
+	note := func(path, what string) {
+		acts = append(acts, &Action{Op: OpRecover, Path: path, Reason: what, Done: true})
+	}
+	// Temporary folders of dead cleans of this run (and, by age, of the
+	// versions that named them without the run).
+	if entries, err := os.ReadDir(repo.CommonDir); err == nil {
+		for _, e := range entries {
+			n := e.Name()
+			p := filepath.Join(repo.CommonDir, n)
+			switch {
+			case strings.HasPrefix(n, tmpPrefix(run)) && e.IsDir():
+				os.RemoveAll(p)
+			case strings.HasPrefix(n, "taskclean-index-") && e.IsDir():
+				if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Hour {
+					os.RemoveAll(p)
+				}
+			}
+		}
+	}
+	if own, record := staleTxnLocks(repo.CommonDir, run); record != "" {
+		for _, p := range own {
+			if err := os.Remove(p); err == nil {
+				note(p, "removed the lock file an interrupted clean left")
+			}
+		}
+		os.Remove(record)
+	}
+	for path, admin := range worktree.AdminDirs(repo.CommonDir) {
+		lockFile := filepath.Join(admin, "locked")
+		data, err := os.ReadFile(lockFile)
+		if err != nil || !ownLock(data, run) {
+			continue
+		}
+		_, statErr := os.Lstat(path)
+		missing := errors.Is(statErr, os.ErrNotExist)
+		if missing {
+			if _, err := os.Lstat(path + asideSuffix); err == nil {
+				if err := os.Rename(path+asideSuffix, path); err != nil {
+					return acts, errors.New("put back " + path + " from " + path + asideSuffix + ": " + shortErr(err))
+				}
+				note(path, "put back from "+path+asideSuffix+" (an interrupted clean had moved it)")
+				missing = false
+			}
+		}
+		if missing {
+			if _, err := os.Lstat(path + deletingSuffix); err == nil {
+				// Renamed so only after its save was recorded.
+				if err := os.RemoveAll(path + deletingSuffix); err != nil {
+					return acts, errors.New("finish removing " + path + deletingSuffix + ": " + shortErr(err))
+				}
+				if err := worktree.PruneEntry(repo.CommonDir, path); err != nil {
+					return acts, err
+				}
+				note(path, "finished removing it (its save is recorded)")
+				continue
+			}
+		}
+		os.Remove(lockFile)
+	}
+	return acts, nil
+}

@@ -1,0 +1,167 @@
+package clean
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/taskresume/git-taskresume/internal/claims"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/worktree"
+)
+
+// removeAll removes each target whose save is recorded (or that the user
+// chose not to save): a live process that appeared meanwhile keeps it; the
+// directory is renamed to its deleting name (a rerun after a crash finishes
+// the deletion: its save is recorded), deleted here without following
+// symbolic links, and its admin entry dropped.
+func (c *cleaner) removeAll(targets []*Target) {
+	var asides []string
+	for _, t := range targets {
+		if t.aside != "" && t.skip == nil {
+			asides = append(asides, t.aside)
+		}
+	}
+	var live map[string][]worktree.Proc
+	if !c.opts.DryRun && !c.opts.IgnoreLive && len(asides) > 0 {
+		live, _ = worktree.LiveIn(asides)
+	}
+	for _, t := range targets {
+		if t.skip != nil {
+			continue
+		}
+		if t.saved == nil && !c.opts.NoBackup && !c.opts.DryRun {
+			continue // not saved: never removed
+		}
+		w := t.W
+		a := &Action{Op: OpRemoveWorktree, Task: w.TaskID(), Path: w.Path}
+		switch t.Kind {
+		case kindMissing:
+			a.Op, a.Reason = OpPruneWorktree, "directory was missing; its HEAD, index and admin entry are saved (if it was moved, `git worktree repair <new path>` would have kept it; --restore brings the saved state back)"
+		case kindBroken:
+			a.Op, a.Reason = OpPruneWorktree, "its admin entry is damaged ("+w.Error+"); only the entry goes, "+w.Path+" is not touched"
+		default:
+			plan := t.dryIgnored
+			if t.snap != nil {
+				plan = &t.snap.IgnoredPlan
+			}
+			if plan != nil {
+				a.Ignored = append(a.Ignored, plan.Regenerated...)
+				if c.opts.DropIgnored {
+					a.Ignored = append(a.Ignored, plan.TooBig...)
+				}
+			} else {
+				a.Ignored = w.Ignored
+			}
+		}
+		if c.opts.DryRun {
+			c.add(a)
+			continue
+		}
+		if procs := live[t.aside]; len(procs) > 0 {
+			c.putBack(t)
+			s := c.skip(t, "a process started working in it during the clean: "+describeProcs(procs)+"; its save is kept")
+			for _, p := range procs {
+				s.Pids = append(s.Pids, p.PID)
+			}
+			continue
+		}
+		var err error
+		switch t.Kind {
+		case kindRemove:
+			gone := w.Path + deletingSuffix
+			if err = os.Rename(t.aside, gone); err == nil {
+				t.aside = ""
+				err = os.RemoveAll(gone)
+			}
+			if err == nil {
+				err = worktree.PruneEntry(c.repo.CommonDir, w.Path)
+			}
+		default:
+			err = worktree.PruneEntry(c.repo.CommonDir, w.Path)
+		}
+		if err != nil {
+			c.skip(t, "cannot remove it: "+shortErr(err)+" (its save is kept; rerun git taskclean)")
+			continue
+		}
+		t.done, t.locked = true, false
+		a.Done = true
+		c.add(a)
+		c.steps.step()
+	}
+}
+
+// deleteBranches deletes the selected branches, each only if it still
+// points where it was read, and never one whose worktree ended up staying.
+func (c *cleaner) deleteBranches(brs []BranchTarget, targets []*Target) error {
+	kept := map[string]string{}
+	for _, t := range targets {
+		if (!t.done && !c.opts.DryRun || t.skip != nil) && t.W.Branch != "" {
+			kept[t.W.Branch] = t.W.Path
+		}
+	}
+	var dels []gitcmd.RefUpdate
+	var acts []*Action
+	for _, bt := range brs {
+		if p, ok := kept[bt.B.Name]; ok {
+			c.add(&Action{Op: OpSkipBranch, Task: bt.Task, Branch: bt.B.Name,
+				Commit: bt.B.OID, Reason: "checked out in " + p + ", which stays"})
+			continue
+		}
+		dels = append(dels, gitcmd.RefUpdate{Op: "delete", Ref: bt.B.Ref, Old: bt.B.OID})
+		acts = append(acts, c.add(&Action{Op: OpDeleteBranch, Task: bt.Task, Branch: bt.B.Name, Commit: bt.B.OID}))
+	}
+	if len(dels) == 0 || c.opts.DryRun {
+		return nil
+	}
+	if err := c.transaction(dels); err != nil {
+		for _, a := range acts {
+			a.Op, a.Reason = OpSkipBranch, "not deleted"
+		}
+		return errors.New("delete branches (none deleted; a branch moved since it was read?): " + gitcmd.OneLine(err))
+	}
+	for _, a := range acts {
+		a.Done = true
+	}
+	c.steps.step()
+	return nil
+}
+
+// dropClaims drops claims in a transaction of their own: a claim renewed
+// meanwhile makes it fail without holding back the branch deletions.
+func (c *cleaner) dropClaims(cls []*claims.Claim, wantTask map[string]bool) {
+	if len(cls) == 0 {
+		return
+	}
+	var dels []gitcmd.RefUpdate
+	var acts []*Action
+	for _, cl := range cls {
+		reason := "task complete"
+		switch {
+		case c.opts.All:
+			reason = "--all"
+		case wantTask[cl.Task]:
+			reason = "--task"
+		case cl.Expired:
+			reason = "expired " + cl.Expires.UTC().Format(time.RFC3339)
+		}
+		dels = append(dels, gitcmd.RefUpdate{Op: "delete", Ref: cl.Ref, Old: cl.Commit})
+		acts = append(acts, c.add(&Action{Op: OpDropClaim, Task: cl.Task, Ref: cl.Ref, Commit: cl.Commit,
+			Reason: reason + "; held by " + cl.Holder}))
+	}
+	if c.opts.DryRun {
+		return
+	}
+	if err := c.transaction(dels); err != nil {
+		for _, a := range acts {
+			a.Op = OpSkipClaim
+		}
+		c.add(&Action{Op: OpSkipClaim, Reason: "a claim changed meanwhile (renewed?); rerun to drop the rest: " + strings.TrimSpace(gitcmd.OneLine(err))})
+		return
+	}
+	for _, a := range acts {
+		a.Done = true
+	}
+	c.steps.step()
+}

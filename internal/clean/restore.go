@@ -1,0 +1,182 @@
+package clean
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/worktree"
+)
+
+// Restore brings a saved worktree back, given its task id or its path: the
+// newest of its most complete saves (work over HEAD only). It recreates the
+// worktree at its path, on its branch when that branch exists, points where
+// the save's HEAD did and is checked out nowhere else (else detached at the
+// saved HEAD; an unborn branch stays unborn), then puts back its index, its
+// working files, its untracked files and its saved ignored files.
+func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
+	if err := validRun(opts.Run); err != nil {
+		return nil, err
+	}
+	all, err := readBackups(ctx, repo, opts.Run)
+	if err != nil {
+		return nil, err
+	}
+	var pick *SavedItem
+	var pickStamp *Backup
+	want := opts.Restore
+	abs := want
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(opts.Cwd, want)
+	}
+	abs = filepath.Clean(abs)
+	for i := len(all) - 1; i >= 0; i-- {
+		for _, it := range all[i].Saves {
+			if it.Kind != "worktree" {
+				continue
+			}
+			match := it.Task != "" && it.Task == want || filepath.Clean(it.Path) == abs ||
+				it.Task == "" && filepath.Base(it.Path) == resume.WorktreeName(opts.Run, want)
+			if match && (pick == nil || better(it, pick)) {
+				pick, pickStamp = it, all[i]
+			}
+		}
+	}
+	if pick == nil {
+		return nil, &resume.InputError{Msg: fmt.Sprintf("--restore %s: no saved worktree of run %s has that task or path (list them with: git taskclean --run %s --backups)", want, opts.Run, opts.Run)}
+	}
+	path := pick.Path
+	if _, err := os.Lstat(path); err == nil {
+		return nil, &resume.InputError{Msg: fmt.Sprintf("--restore %s: %s exists; move it away first (nothing was changed)", want, path)}
+	}
+	res := &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}, Stamp: pickStamp.Stamp,
+		Backup: BackupRoot + opts.Run + "/" + pickStamp.Stamp + "/"}
+	a := &Action{Op: OpRestoreWorktree, Path: path, Task: pick.Task, Ref: pick.Ref, Commit: pick.Commit}
+	res.Actions = append(res.Actions, a)
+	var ignored *SavedItem
+	for _, it := range pickStamp.Saves {
+		if it.Kind == "ignored" && it.Name == pick.Name {
+			ignored = it
+		}
+	}
+	if opts.DryRun {
+		return res, nil
+	}
+	lock, err := Acquire(repo.CommonDir, opts.Run)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+
+	// The saved commit: HEAD-only (parent: HEAD) or stash-shaped (parents:
+	// HEAD when born, the index commit, the untracked files' commit).
+	head := pick.Head
+	parents := pick.Parents
+	if head != "" && len(parents) > 0 {
+		parents = parents[1:]
+	}
+	indexCommit, untracked := "", ""
+	if pick.Work && len(parents) > 0 {
+		indexCommit = parents[0]
+		if len(parents) > 1 {
+			untracked = parents[1]
+		}
+	}
+	start := head
+	if start == "" {
+		start = indexCommit
+	}
+	if start == "" {
+		return nil, fmt.Errorf("--restore %s: the save %s records no commit to start from", want, pick.Ref)
+	}
+	w := repo.Runner
+	w.Write = true
+	if _, err := w.Run(ctx, "worktree", "add", "--no-checkout", "--detach", path, start); err != nil {
+		return nil, fmt.Errorf("restore %s: %w", path, err)
+	}
+	fail := func(err error) (*Result, error) {
+		a.Reason = "partly restored: " + gitcmd.OneLine(err)
+		return nil, &PartialError{Result: res, Err: fmt.Errorf("restore %s: %w", path, err)}
+	}
+	in := gitcmd.Runner{Dir: path, Worktree: true, Write: true}
+	tmp, err := os.MkdirTemp(repo.CommonDir, tmpPrefix(opts.Run))
+	if err != nil {
+		return fail(err)
+	}
+	defer os.RemoveAll(tmp)
+	// Working files: the saved working tree, then the untracked and the
+	// ignored files, each written through an index of its own.
+	trees := []string{pick.Commit + "^{tree}"}
+	if untracked != "" {
+		trees = append(trees, untracked+"^{tree}")
+	}
+	if ignored != nil {
+		trees = append(trees, ignored.Commit+"^{tree}")
+	}
+	for i, tree := range trees {
+		env := []string{fmt.Sprintf("GIT_INDEX_FILE=%s/restore-%d", tmp, i)}
+		if _, err := in.RunEnv(ctx, env, nil, "read-tree", tree); err != nil {
+			return fail(err)
+		}
+		if _, err := in.RunEnv(ctx, env, nil, "checkout-index", "--all", "--force", "--quiet"); err != nil {
+			return fail(err)
+		}
+	}
+	// The index as it was.
+	indexTree := start + "^{tree}"
+	if indexCommit != "" {
+		indexTree = indexCommit + "^{tree}"
+	}
+	if _, err := in.Run(ctx, "read-tree", indexTree); err != nil {
+		return fail(err)
+	}
+	// HEAD on its branch, when that is where it was and still can be.
+	a.Reason = "detached at " + resume.Short(head)
+	if pick.Branch != "" {
+		ref := "refs/heads/" + pick.Branch
+		cur, _ := repo.Refs(ctx, ref)
+		tip := ""
+		for _, r := range cur {
+			if r.Name == ref {
+				tip = r.OID
+			}
+		}
+		elsewhere := ""
+		if wts, err := worktree.List(ctx, repo); err == nil {
+			for _, o := range wts {
+				if o.Branch == ref && filepath.Clean(o.Path) != filepath.Clean(path) {
+					elsewhere = o.Path
+				}
+			}
+		}
+		switch {
+		case elsewhere != "":
+			a.Reason += "; branch " + pick.Branch + " is checked out in " + elsewhere
+		case head == "" && tip == "" || head != "" && tip == head:
+			if _, err := in.Run(ctx, "symbolic-ref", "HEAD", ref); err != nil {
+				return fail(err)
+			}
+			a.Reason = "on branch " + pick.Branch
+			if head == "" {
+				a.Reason = "on unborn branch " + pick.Branch
+			}
+		case tip == "":
+			a.Reason += "; branch " + pick.Branch + " no longer exists (git switch -c " + resume.ShellQuote(pick.Branch) + " to make it again)"
+		default:
+			a.Reason += "; branch " + pick.Branch + " has moved to " + resume.Short(tip)
+		}
+	}
+	// Fresh stat data, so that status does not see every file as touched.
+	in.Run(ctx, "update-index", "-q", "--refresh")
+	a.Done = true
+	for _, it := range pickStamp.Saves {
+		if it.Kind == "admin" && it.Name == pick.Name {
+			res.Actions = append(res.Actions, &Action{Op: OpSaveAdmin, Path: path, Ref: it.Ref, Commit: it.Commit,
+				Reason: "its admin entry's state (stopped operation, per-worktree refs, reflog commits) stays saved in " + it.Ref + "; see its tree with git ls-tree -r " + it.Ref})
+		}
+	}
+	return res, nil
+}

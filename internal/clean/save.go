@@ -1,0 +1,252 @@
+package clean
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/worktree"
+)
+
+// saveAll saves every target that was stopped, proves each save against
+// the worktree's files, and returns the ref updates that record the saves
+// (with those of the branches and claims that go).
+func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate {
+	names := newNamer()
+	var saves []gitcmd.RefUpdate
+	if c.res.Resumed != "" {
+		// Link this clean to the interrupted one it follows, so that --undo
+		// restores both and --expire-backups keeps both while this is young.
+		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: c.prefix + "continues/" + c.res.Resumed, New: c.st.Report.Base.Commit})
+	}
+	for _, t := range targets {
+		if t.skip != nil || c.opts.NoBackup {
+			continue
+		}
+		w := t.W
+		name := filepath.Base(w.Path)
+		a := &Action{Op: OpSaveWorktree, Task: w.TaskID(), Path: w.Path, Staged: w.Staged, Unstaged: w.Unstaged, Untracked: w.Untracked,
+			Ref: names.name(c.prefix+"worktree/", name)}
+		if c.opts.DryRun {
+			// What the save would hold, as the state read it.
+			a.Command = c.restoreCommand(w.Path)
+			t.saved = c.add(a)
+			if t.Kind == kindRemove {
+				plan := worktree.PlanIgnored(w.Path, w.Ignored, c.opts.Budget)
+				t.dryIgnored = &plan
+				if len(plan.Save) > 0 {
+					c.add(&Action{Op: OpSaveIgnored, Task: w.TaskID(), Path: w.Path, Ref: names.name(c.prefix+"ignored/", name), Ignored: plan.Save})
+				}
+			}
+			continue
+		}
+		snap, admin, err := c.saveOne(t)
+		if err != nil {
+			c.putBack(t)
+			c.skip(t, "cannot save it: "+gitcmd.OneLine(err))
+			continue
+		}
+		if t.Kind == kindRemove {
+			if why := c.prove(t, snap); why != "" {
+				c.putBack(t)
+				c.skip(t, why)
+				continue
+			}
+		}
+		t.snap, t.admin = snap, admin
+		a.Staged, a.Unstaged, a.Untracked, a.Commit = snap.Staged, snap.Unstaged, snap.Untracked, snap.Commit
+		a.Command = c.restoreCommand(w.Path)
+		t.saved = c.add(a)
+		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: snap.Commit})
+		if snap.Ignored != "" {
+			ia := c.add(&Action{Op: OpSaveIgnored, Task: w.TaskID(), Path: w.Path, Commit: snap.Ignored,
+				Ref: names.name(c.prefix+"ignored/", name), Ignored: snap.IgnoredPlan.Save})
+			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: ia.Ref, New: ia.Commit})
+		}
+		if admin != "" {
+			aa := c.add(&Action{Op: OpSaveAdmin, Task: w.TaskID(), Path: w.Path, Commit: admin,
+				Ref: names.name(c.prefix+"admin/", name), Reason: adminWhat(t)})
+			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: aa.Ref, New: aa.Commit})
+		}
+	}
+	if c.opts.NoBackup {
+		return saves
+	}
+	for _, bt := range sel.Branches {
+		// A branch name is a valid ref name already: saved as it is, so
+		// --undo brings it back under the same name.
+		a := c.add(&Action{Op: OpSaveBranch, Task: bt.Task, Branch: bt.B.Name, Commit: bt.B.OID,
+			Ref: c.prefix + "branch/" + bt.B.Name})
+		a.Command = "git branch " + resume.ShellQuote(bt.B.Name) + " " + bt.B.OID
+		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: bt.B.OID})
+	}
+	for _, cl := range sel.Claims {
+		a := c.add(&Action{Op: OpSaveClaim, Task: cl.Task, Commit: cl.Commit, Ref: names.name(c.prefix+"claim/", cl.Task),
+			Reason: "held by " + cl.Holder})
+		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: cl.Commit})
+	}
+	return saves
+}
+
+func adminWhat(t *Target) string {
+	if t.Op != "" {
+		return "admin entry with a " + t.Op + " in progress"
+	}
+	return "admin entry: per-worktree refs and reflog commits no branch holds"
+}
+
+// saveOne saves a target's work and its admin entry's state.
+func (c *cleaner) saveOne(t *Target) (*worktree.Snapshot, string, error) {
+	w := t.W
+	tmp, err := os.MkdirTemp(c.repo.CommonDir, tmpPrefix(c.opts.Run))
+	if err != nil {
+		return nil, "", err
+	}
+	t.tmp = tmp
+	branch := ""
+	if w.Branch != "" {
+		branch = "refs/heads/" + w.Branch
+	}
+	msg := fmt.Sprintf("taskclean %s: worktree %s\n\npath %s\nhead %s\nbranch %s\ntask %s\n",
+		c.opts.Run, filepath.Base(w.Path), strconv.Quote(w.Path), w.Head, branch, w.Task)
+	in := worktree.SaveInput{AdminDir: w.AdminDir, Head: w.Head, TmpDir: tmp, Msg: msg, Budget: c.opts.Budget, HashLen: c.hashLen}
+	if t.Kind == kindRemove {
+		in.Dir = t.aside
+	}
+	if w.AdminDir == "" {
+		in.AdminDir = tmp // no entry: nothing but HEAD to save
+	}
+	snap, err := worktree.Save(c.ctx, c.repo, in)
+	if err != nil {
+		return nil, "", err
+	}
+	admin := ""
+	if w.AdminDir != "" && !w.Main {
+		admin, err = c.saveAdmin(t, snap, msg)
+		if err != nil {
+			return nil, "", err
+		}
+	}
+	return snap, admin, nil
+}
+
+// saveAdmin keeps what the admin entry holds beyond HEAD and the index:
+// per-worktree refs, commits only its reflogs name, a stopped operation's
+// files. A plain entry (HEAD and a reflog of commits branches hold) needs no
+// save.
+func (c *cleaner) saveAdmin(t *Target, snap *worktree.Snapshot, msg string) (string, error) {
+	st, err := worktree.ReadAdmin(t.W.AdminDir, c.hashLen*2)
+	if err != nil {
+		return "", err
+	}
+	need := st.Op != ""
+	for _, f := range st.Files {
+		if strings.HasPrefix(f, "refs/") || strings.HasPrefix(f, "logs/refs/") {
+			need = true
+		}
+	}
+	if !need {
+		// Commits the worktree's reflog names that no branch, tag,
+		// remote-tracking ref or the save itself holds.
+		ids := reflogIDs(filepath.Join(t.W.AdminDir, "logs", "HEAD"), c.hashLen*2)
+		if len(ids) > 0 {
+			r := c.repo.Runner
+			out, err := r.RunInput(c.ctx, []byte(strings.Join(ids, "\n")+"\n"), "rev-list", "--ignore-missing", "--max-count=1",
+				"--stdin", "--not", "--branches", "--tags", "--remotes", snap.Commit)
+			if err != nil {
+				return "", fmt.Errorf("read reflog commits: %w", err)
+			}
+			need = len(bytes.TrimSpace(out)) > 0
+		}
+	}
+	if !need {
+		return "", nil
+	}
+	skip := map[string]bool{}
+	if t.W.Head != "" {
+		skip[t.W.Head] = true
+	}
+	return worktree.SaveAdmin(c.ctx, c.repo, st, skip, "admin entry of "+msg)
+}
+
+// reflogIDs lists the commits a reflog names.
+func reflogIDs(path string, hexLen int) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	seen := map[string]bool{}
+	var ids []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		for _, id := range fields[:min(2, len(fields))] {
+			if len(id) == hexLen && strings.Trim(id, "0") != "" && !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// prove walks the stopped worktree and checks that every entry is in the
+// save (or may go: regenerated trees, ignored files past the budget with
+// --drop-ignored). It returns why the worktree must stay, or "".
+func (c *cleaner) prove(t *Target, snap *worktree.Snapshot) string {
+	plan := snap.IgnoredPlan
+	proof, err := worktree.Prove(worktree.ProveInput{Root: t.aside, Indexes: snap.Indexes, HashLen: c.hashLen,
+		Drop: plan.Drop(c.opts.DropIgnored), Since: t.since})
+	if err != nil {
+		return "cannot check its save: " + shortErr(err)
+	}
+	t.W.Ignored = proof.Dropped
+	if len(proof.Unproven) == 0 {
+		return ""
+	}
+	tooBig := map[string]bool{}
+	for _, f := range plan.TooBig {
+		tooBig[f] = true
+	}
+	var big, other []string
+	for _, u := range proof.Unproven {
+		if tooBig[u.Path] {
+			big = append(big, u.Path)
+		} else {
+			other = append(other, u.Path+" ("+u.Why+")")
+		}
+	}
+	if len(other) == 0 {
+		return fmt.Sprintf("%d ignored file(s) past the save budget (%d KiB a file, %d MiB in all): %s; pass --drop-ignored to let them go",
+			len(big), c.opts.Budget.PerFile>>10, c.opts.Budget.Total>>20, firstFew(big))
+	}
+	return fmt.Sprintf("cannot prove its save holds everything: %s; it stays", firstFew(append(other, big...)))
+}
+
+func firstFew(items []string) string {
+	if len(items) <= 3 {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:3], ", ") + fmt.Sprintf(" and %d more", len(items)-3)
+}
+
+// tmpPrefix names the temporary folders of a clean of run; a later clean
+// of the run (holding its lock) removes those a crash left.
+func tmpPrefix(run string) string { return "taskclean-tmp-" + run + "-" }
+
+// restoreCommand is the one command that brings a saved worktree back.
+func (c *cleaner) restoreCommand(path string) string {
+	return restoreCmd(c.opts.Run, path)
+}
+
+func restoreCmd(run, path string) string {
+	return "git taskclean --run " + run + " --restore " + resume.ShellQuote(path)
+}

@@ -1,0 +1,380 @@
+package clean
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/claims"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/worktree"
+)
+
+// Observed is what the selection needs to know beyond the run's state:
+// facts read from the file system and /proc, gathered by observe so that
+// Select itself is a pure function, tested on hand-built states.
+type Observed struct {
+	// Live lists, per worktree path, the processes working in it.
+	Live map[string][]worktree.Proc
+	// InProgress is the operation (rebase, am, merge, ...) under way in each
+	// worktree, the run's or not, by path, with the branch it will update.
+	InProgress map[string]Operation
+	// Modules lists submodule repositories kept in a worktree's admin entry.
+	Modules map[string][]string
+	// Nested lists repositories embedded in a worktree's files.
+	Nested map[string][]string
+	// LastChange is each worktree's newest change (only with --older-than).
+	LastChange map[string]time.Time
+	// Protected are directories no removal may touch: the git directories,
+	// the current directory and every worktree (by canonical path).
+	Protected []string
+	// Branches maps each worktree's path to the branch it has checked out,
+	// for every worktree of the repository.
+	Branches map[string]string
+}
+
+// Operation is an operation stopped in a worktree.
+type Operation struct{ Op, Branch string }
+
+// Target is a worktree the clean saves and removes.
+type Target struct {
+	W *resume.Worktree
+	// Kind: remove (its directory goes), missing (only the entry is left
+	// to drop), broken (a damaged entry: only the entry goes).
+	Kind string
+	// Op is an operation under way in it, saved with its admin state.
+	Op string
+
+	aside  string // where the directory was renamed to
+	locked bool   // the clean wrote the entry's lock
+	since  time.Time
+	snap   *worktree.Snapshot
+	admin  string // commit keeping the admin entry's state
+	saved  *Action
+	skip   *Action
+	tmp    string
+	done   bool
+	// dryIgnored is what a dry run expects of the ignored files.
+	dryIgnored *worktree.IgnoredPlan
+}
+
+// BranchTarget is a branch the clean deletes.
+type BranchTarget struct {
+	B    branches.Branch
+	Task string
+}
+
+// Selection is what a clean acts on.
+type Selection struct {
+	Targets  []*Target
+	Skips    []*Action
+	Branches []BranchTarget
+	Claims   []*claims.Claim
+}
+
+// The kinds of target.
+const (
+	kindRemove  = "remove"
+	kindMissing = "missing"
+	kindBroken  = "broken"
+)
+
+// Select decides what a clean saves and removes. It refuses (an input
+// error: nothing has changed) to delete a branch that a worktree which stays
+// has checked out or is rebasing: git would be left with a worktree on a
+// branch that no longer exists.
+func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bool) (*Selection, error) {
+	sel := &Selection{}
+	done := map[string]bool{}
+	for _, s := range st.States {
+		if s.Status.Done() {
+			done[s.Task.ID] = true
+		}
+	}
+	named := func(w *resume.Worktree) bool { return opts.All || wantTask[w.Task] }
+	staying := map[string]string{} // path -> why it stays
+	for _, w := range st.Report.Worktrees {
+		selected := false
+		switch {
+		case opts.All:
+			selected = true
+		case len(wantTask) > 0:
+			selected = wantTask[w.Task]
+		default:
+			selected = w.Stale || w.StaleLocked || (opts.Completed && done[w.Task])
+		}
+		if !selected {
+			staying[w.Path] = "not selected"
+			continue
+		}
+		skip := skipReason(w, opts, obs, named(w))
+		if skip != "" {
+			a := &Action{Op: OpSkipWorktree, Task: w.TaskID(), Path: w.Path, Reason: skip}
+			for _, p := range obs.Live[w.Path] {
+				a.Pids = append(a.Pids, p.PID)
+			}
+			sel.Skips = append(sel.Skips, a)
+			staying[w.Path] = skip
+			continue
+		}
+		t := &Target{W: w, Kind: kindRemove, Op: obs.InProgress[w.Path].Op}
+		switch {
+		case w.Missing:
+			t.Kind = kindMissing
+		case w.Broken:
+			t.Kind = kindBroken
+		}
+		sel.Targets = append(sel.Targets, t)
+	}
+
+	// Branches.
+	var brs []BranchTarget
+	if opts.All {
+		for _, b := range st.TaskBranches {
+			brs = append(brs, BranchTarget{B: b, Task: taskOfBranch(st, b.Name)})
+		}
+		if st.MainBranch != nil {
+			brs = append(brs, BranchTarget{B: *st.MainBranch})
+		}
+	} else {
+		for _, s := range st.States {
+			if !wantTask[s.Task.ID] {
+				continue
+			}
+			if s.Branch != nil {
+				brs = append(brs, BranchTarget{B: *s.Branch, Task: s.Task.ID})
+			}
+			for _, b := range s.Branches {
+				brs = append(brs, BranchTarget{B: b, Task: s.Task.ID})
+			}
+		}
+	}
+	// Who holds each branch among the worktrees that stay: every worktree
+	// of the repository that is not a target.
+	targetPath := map[string]bool{}
+	for _, t := range sel.Targets {
+		targetPath[t.W.Path] = true
+	}
+	holders := map[string]string{} // branch -> refusal text
+	paths := make([]string, 0, len(obs.Branches)+len(obs.InProgress))
+	for p := range obs.Branches {
+		paths = append(paths, p)
+	}
+	for p := range obs.InProgress {
+		if _, ok := obs.Branches[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if targetPath[p] {
+			continue
+		}
+		why := staying[p]
+		if why == "" || why == "not selected" {
+			why = "it stays"
+		} else {
+			why = "it stays: " + why
+		}
+		if b := obs.Branches[p]; b != "" {
+			holders[b] = fmt.Sprintf("branch %s is checked out in %s (%s); free it with: git -C %s switch --detach",
+				b, p, why, resume.ShellQuote(p))
+		}
+		if op := obs.InProgress[p]; op.Branch != "" {
+			holders[op.Branch] = fmt.Sprintf("branch %s: a %s of it is in progress in %s (%s); finish it, or abort it with: git -C %s %s",
+				op.Branch, op.Op, p, why, resume.ShellQuote(p), abortCommand(op.Op))
+		}
+	}
+	for _, bt := range brs {
+		if bt.B.Remote != "" {
+			sel.Skips = append(sel.Skips, &Action{Op: OpSkipBranch, Task: bt.Task, Branch: bt.B.Remote + "/" + bt.B.Name,
+				Commit: bt.B.OID, Reason: "a remote-tracking branch; git taskclean never deletes remote branches"})
+			continue
+		}
+		if msg, ok := holders[bt.B.Name]; ok {
+			return nil, &resume.InputError{Msg: "refusing to delete " + msg}
+		}
+		sel.Branches = append(sel.Branches, bt)
+	}
+
+	// Claims: a finished task no longer needs one, an expired one is dead;
+	// --all drops every claim of the run.
+	ids := make([]string, 0, len(st.Claims))
+	for id := range st.Claims {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		c := st.Claims[id]
+		if opts.All || done[id] || c.Expired || wantTask[id] {
+			sel.Claims = append(sel.Claims, c)
+		}
+	}
+	return sel, nil
+}
+
+// skipReason says why a selected worktree must stay, or "".
+func skipReason(w *resume.Worktree, opts Options, obs Observed, named bool) string {
+	switch {
+	case w.Main:
+		return "it is the main worktree (the repository's own checkout); never removed"
+	case w.Current:
+		return "it is the worktree this command runs in"
+	case w.Locked:
+		return "locked (" + w.LockText() + "); unlock it with git worktree unlock to clean it"
+	case w.Error != "" && !w.Broken:
+		return w.Error
+	}
+	if w.Broken {
+		return ""
+	}
+	if !w.Missing {
+		if p := holdsProtected(w.Path, obs.Protected); p != "" {
+			return "it holds " + p + ", which no removal may touch"
+		}
+		if n := obs.Nested[w.Path]; len(n) > 0 {
+			return "holds embedded repositories that cannot be saved: " + strings.Join(n, ", ")
+		}
+	}
+	if m := obs.Modules[w.Path]; len(m) > 0 {
+		return "its admin entry holds submodule repositories that cannot be saved (" + strings.Join(m, ", ") + "); remove them by hand or keep the worktree"
+	}
+	if op := obs.InProgress[w.Path]; op.Op != "" && !named {
+		return fmt.Sprintf("a %s is in progress in it; finish or abort it, or name the task with --task to save it and remove it anyway", op.Op)
+	}
+	if opts.OlderThan > 0 && !w.Missing {
+		if t, ok := obs.LastChange[w.Path]; ok && opts.Now.Sub(t) < opts.OlderThan {
+			return fmt.Sprintf("changed %s ago (--older-than %s)", opts.Now.Sub(t).Round(time.Second), opts.OlderThan)
+		}
+	}
+	if procs := obs.Live[w.Path]; len(procs) > 0 && !opts.IgnoreLive {
+		return "in use by " + describeProcs(procs) + "; stop it, or pass --ignore-live to save and remove it anyway"
+	}
+	return ""
+}
+
+func describeProcs(procs []worktree.Proc) string {
+	var parts []string
+	for i, p := range procs {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("%d more", len(procs)-3))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("pid %d (%s)", p.PID, p.Command))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// abortCommand is the git command that ends an operation and frees its
+// branch.
+func abortCommand(op string) string {
+	if op == "bisect" {
+		return "bisect reset"
+	}
+	return op + " --abort"
+}
+
+// holdsProtected returns the first protected directory at or below path.
+func holdsProtected(path string, protected []string) string {
+	p := canonical(path)
+	for _, q := range protected {
+		if q == p || strings.HasPrefix(q, p+string(filepath.Separator)) {
+			return q
+		}
+	}
+	return ""
+}
+
+func canonical(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+// observe reads what Select needs from the file system and /proc.
+func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[string]bool) Observed {
+	obs := Observed{InProgress: map[string]Operation{}, Modules: map[string][]string{},
+		Nested: map[string][]string{}, LastChange: map[string]time.Time{}, Branches: map[string]string{}}
+	admins := worktree.AdminDirs(repo.CommonDir)
+	cwd := opts.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	obs.Protected = append(obs.Protected, canonical(repo.CommonDir), canonical(repo.GitDir))
+	if cwd != "" {
+		obs.Protected = append(obs.Protected, canonical(cwd))
+	}
+	run := map[string]*resume.Worktree{}
+	for _, w := range st.Report.Worktrees {
+		run[w.Path] = w
+	}
+	for _, w := range st.AllWorktrees {
+		if w.Bare {
+			continue
+		}
+		admin := admins[filepath.Clean(w.Path)]
+		if w.Main {
+			admin = repo.CommonDir
+		}
+		if admin != "" {
+			if op, br := worktree.InProgress(admin); op != "" {
+				obs.InProgress[w.Path] = Operation{Op: op, Branch: br}
+			}
+		}
+		if w.Branch != "" {
+			obs.Branches[w.Path] = w.BranchShort()
+		}
+		if run[w.Path] == nil {
+			obs.Protected = append(obs.Protected, canonical(w.Path))
+		}
+	}
+	var dirs []string
+	for _, w := range st.Report.Worktrees {
+		// Every other worktree of the run is protected from this one's
+		// removal too (a worktree nested in another).
+		for _, o := range st.Report.Worktrees {
+			if o != w && !o.Missing && strings.HasPrefix(canonical(o.Path), canonical(w.Path)+string(filepath.Separator)) {
+				obs.Nested[w.Path] = append(obs.Nested[w.Path], o.Path+" (a worktree)")
+			}
+		}
+		if w.AdminDir != "" && !w.Main {
+			if fi, err := os.ReadDir(filepath.Join(w.AdminDir, "modules")); err == nil && len(fi) > 0 {
+				for _, e := range fi {
+					obs.Modules[w.Path] = append(obs.Modules[w.Path], "modules/"+e.Name())
+				}
+			}
+		}
+		if w.Missing || w.Broken || w.Error != "" || w.Main || w.Current {
+			continue
+		}
+		if n := worktree.NestedRepos(w.Path); len(n) > 0 {
+			obs.Nested[w.Path] = append(obs.Nested[w.Path], n...)
+		}
+		if opts.OlderThan > 0 {
+			obs.LastChange[w.Path] = worktree.LastChange(w.Path)
+		}
+		dirs = append(dirs, w.Path)
+	}
+	obs.Live, _ = worktree.LiveIn(dirs)
+	return obs
+}
+
+func taskOfBranch(st *resume.State, name string) string {
+	for _, s := range st.States {
+		if s.Branch != nil && s.Branch.Name == name {
+			return s.Task.ID
+		}
+		for _, b := range s.Branches {
+			if b.Name == name {
+				return s.Task.ID
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,112 @@
+package gitcmd
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// LockPaths lists the lock files git's files backend takes for updates:
+// <ref>.lock beside each ref, and packed-refs.lock when a deletion may have
+// to rewrite packed-refs. A caller records them before the transaction, so
+// that after a crash it can tell its own leftover locks from anyone else's.
+func LockPaths(commonDir string, updates []RefUpdate) []string {
+	var out []string
+	del := false
+	for _, u := range updates {
+		out = append(out, commonDir+"/"+u.Ref+".lock")
+		if u.Op == "delete" {
+			del = true
+		}
+	}
+	if del {
+		out = append(out, commonDir+"/packed-refs.lock")
+	}
+	return out
+}
+
+// UpdateRefsPrepared is UpdateRefs in git's two steps: every ref is locked
+// and checked ("prepare"), prepared is called while git holds the locks,
+// then the transaction commits. prepared exists for the crash tests: it
+// may kill the git process and exit, leaving git's lock files behind as a
+// real crash would.
+func (r *Repo) UpdateRefsPrepared(ctx context.Context, updates []RefUpdate, prepared func(*os.Process)) error {
+	if len(updates) == 0 {
+		return nil
+	}
+	var in bytes.Buffer
+	in.WriteString("start\n")
+	for _, u := range updates {
+		switch u.Op {
+		case "create":
+			fmt.Fprintf(&in, "create %s %s\n", u.Ref, u.New)
+		case "delete":
+			if u.Old == "" {
+				fmt.Fprintf(&in, "delete %s\n", u.Ref)
+			} else {
+				fmt.Fprintf(&in, "delete %s %s\n", u.Ref, u.Old)
+			}
+		default:
+			fmt.Fprintf(&in, "update %s %s %s\n", u.Ref, u.New, u.Old)
+		}
+	}
+	in.WriteString("prepare\n")
+	args := []string{"update-ref", "--stdin"}
+	trace(r.Dir, args)
+	processes.Add(1)
+	full := args
+	if r.Dir != "" {
+		full = append([]string{"-C", r.Dir}, args...)
+	}
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Env = append(environ(false), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		stdin.Close()
+		werr := cmd.Wait()
+		if werr != nil {
+			return &Error{Args: args, ExitCode: cmd.ProcessState.ExitCode(), Stderr: stderr.String(), Err: werr}
+		}
+		return err
+	}
+	if _, err := stdin.Write(in.Bytes()); err != nil {
+		return fail(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	ok := false
+	for !ok && sc.Scan() {
+		ok = strings.TrimSpace(sc.Text()) == "prepare: ok"
+	}
+	if !ok {
+		return fail(fmt.Errorf("git update-ref did not prepare the transaction"))
+	}
+	if prepared != nil {
+		prepared(cmd.Process)
+	}
+	if _, err := stdin.Write([]byte("commit\n")); err != nil {
+		return fail(err)
+	}
+	stdin.Close()
+	for sc.Scan() {
+	}
+	if err := cmd.Wait(); err != nil {
+		return &Error{Args: args, ExitCode: cmd.ProcessState.ExitCode(), Stderr: stderr.String(), Err: err}
+	}
+	return nil
+}
