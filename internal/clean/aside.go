@@ -68,7 +68,9 @@ func (c *cleaner) stopWriters(targets []*Target) []*Target {
 			continue
 		}
 		t.aside = aside
-		t.since = time.Now()
+		// File times come from a coarse clock that may trail time.Now by a
+		// tick: starting a little early never misses a later write.
+		t.since = time.Now().Add(-20 * time.Millisecond)
 		asides = append(asides, aside)
 	}
 	// Processes that were inside when it moved.

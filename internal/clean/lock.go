@@ -216,7 +216,7 @@ func staleTxnLocks(commonDir, run string) (own []string, record string) {
 			}
 			got := strings.TrimSpace(string(content))
 			switch {
-			case strings.HasSuffix(p, "/packed-refs.lock"):
+			case strings.HasSuffix(p, "/packed-refs.lock") || strings.HasSuffix(p, "/packed-refs.new"):
 				if procs, _ := worktree.LiveIn([]string{p}); len(procs[p]) > 0 {
 					continue
 				}

@@ -85,16 +85,16 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 			case "branch":
 				a := &Action{Op: OpRestoreBranch, Branch: it.Name, Commit: it.Commit, Ref: it.Ref}
 				switch cur, ok := existing["refs/heads/"+it.Name]; {
+				case restoring[it.Name]:
+					continue // an older save of a branch already dealt with
 				case ok && cur == it.Commit:
 					a.Op, a.Reason, a.Done = OpSkipBranch, "already restored", true
 				case ok:
 					a.Op, a.Reason = OpSkipBranch, fmt.Sprintf("branch exists at %s; the saved tip is %s (git branch -f %s %s to take it)", resume.Short(cur), resume.Short(it.Commit), resume.ShellQuote(it.Name), it.Commit)
-				case restoring[it.Name]:
-					continue // an older save of a branch already being restored
 				default:
-					restoring[it.Name] = true
 					creates = append(creates, gitcmd.RefUpdate{Op: "create", Ref: "refs/heads/" + it.Name, New: it.Commit})
 				}
+				restoring[it.Name] = true
 				res.Actions = append(res.Actions, a)
 			case "worktree":
 				if cur, ok := best[it.Path]; !ok || better(it, cur) {

@@ -24,7 +24,9 @@ func LockPaths(commonDir string, updates []RefUpdate) []string {
 		}
 	}
 	if del {
-		out = append(out, commonDir+"/packed-refs.lock")
+		// The packed-refs rewrite: its lock, and the temporary file git
+		// writes the new content to before renaming it into place.
+		out = append(out, commonDir+"/packed-refs.lock", commonDir+"/packed-refs.new")
 	}
 	return out
 }

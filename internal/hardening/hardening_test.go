@@ -1002,7 +1002,13 @@ func TestSymlinkedWorktree(t *testing.T) {
 			for _, m := range modes {
 				r := run(t, dir, append([]string{"taskclean", "--run", run1}, m...)...)
 				assertNoPanic(t, r)
-				if r.Code != 0 {
+				if refusal := deletesBranch(m); refusal {
+					// The worktree stays, so deleting its branch is refused
+					// and nothing changes.
+					if r.Code != 2 || !strings.Contains(r.Stderr, "refusing to delete branch "+br12) {
+						t.Errorf("%s\nwant exit 2 refusing to delete %s", r, br12)
+					}
+				} else if r.Code != 0 {
 					t.Errorf("%s\nwant exit 0", r)
 				}
 				if readFile(t, filepath.Join(outside, "canary")) != "keep me\n" || listing() != want {
@@ -1011,7 +1017,7 @@ func TestSymlinkedWorktree(t *testing.T) {
 				if fi, err := os.Lstat(wt); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 					t.Fatalf("taskclean %v removed the symbolic link %s (%v)", m, wt, err)
 				}
-				if !strings.Contains(r.Stdout, "skip worktree") {
+				if !deletesBranch(m) && !strings.Contains(r.Stdout, "skip worktree") {
 					t.Errorf("%s\nwant the linked worktree reported as skipped", r)
 				}
 				if r := run(t, dir, "rev-parse", "-q", "--verify", "refs/heads/"+br12); r.Code != 0 {
@@ -1068,7 +1074,11 @@ func TestUnreadableWorktree(t *testing.T) {
 			dir, wt, prefix := unreadableRepo(t)
 			r := runWith(t, dir, prefix, nil, append([]string{"taskclean", "--run", run1}, mode...)...)
 			assertNoPanic(t, r)
-			if r.Code != 0 {
+			if deletesBranch(mode) {
+				if r.Code != 2 || !strings.Contains(r.Stderr, "refusing to delete branch "+br12) {
+					t.Errorf("%s\nwant exit 2 refusing to delete %s, which the unreadable worktree has checked out", r, br12)
+				}
+			} else if r.Code != 0 {
 				t.Errorf("%s\nwant exit 0", r)
 			}
 			os.Chmod(wt, 0o755)
@@ -1106,8 +1116,16 @@ func TestEmbeddedRepository(t *testing.T) {
 			writeFile(t, filepath.Join(wt, "d.txt"), "outer work\n")
 
 			r := run(t, dir, append([]string{"taskclean", "--run", run1}, mode...)...)
-			assertOK(t, r)
-			if !strings.Contains(r.Stdout, "embedded") || !exists(filepath.Join(inner, "a.txt")) || !exists(filepath.Join(wt, "d.txt")) {
+			if deletesBranch(mode) {
+				// Its branch cannot go while it stays: refused, nothing
+				// changed.
+				if r.Code != 2 || !strings.Contains(r.Stderr, "embedded") {
+					t.Fatalf("%s\nwant exit 2 refusing to delete %s, naming the embedded repository", r, br12)
+				}
+			} else {
+				assertOK(t, r)
+			}
+			if !strings.Contains(r.Stdout+r.Stderr, "embedded") || !exists(filepath.Join(inner, "a.txt")) || !exists(filepath.Join(wt, "d.txt")) {
 				t.Fatalf("%s\nwant the worktree skipped (embedded repository) and left as it was", r)
 			}
 			if rr := run(t, dir, "rev-parse", "-q", "--verify", "refs/heads/"+br12); rr.Code != 0 {
@@ -1263,4 +1281,15 @@ func TestHumanOutputHygiene(t *testing.T) {
 			}
 		}
 	})
+}
+
+// deletesBranch reports whether a clean with these flags deletes branches
+// (and so refuses when a worktree that stays has one checked out).
+func deletesBranch(mode []string) bool {
+	for _, m := range mode {
+		if m == "--all" || m == "--task" {
+			return true
+		}
+	}
+	return false
 }

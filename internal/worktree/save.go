@@ -98,6 +98,14 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 	idx := filepath.Join(in.TmpDir, "index")
 	if err := copyFile(filepath.Join(in.AdminDir, "index"), idx); err != nil && !os.IsNotExist(err) {
 		return fail("copy index", err)
+	} else if err == nil {
+		// The copy keeps the index's time: git (and the proof) tell a
+		// racily clean entry, one written in the index's last second, by
+		// comparing with it; a fresh time would make such an entry look
+		// clean and a same-second edit go unsaved.
+		if fi, err := os.Stat(filepath.Join(in.AdminDir, "index")); err == nil {
+			os.Chtimes(idx, fi.ModTime(), fi.ModTime())
+		}
 	}
 	// Git runs in the worktree's directory with the copied index; objects
 	// are written to the repository. Without a directory, from the
