@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +37,14 @@ func GitDirOf(path string) (string, error) {
 	}
 	return dir, nil
 }
+
+// plainIndex are the settings of every git call on a save's index copies:
+// a whole index in one file (no split or sparse index, which the proof
+// cannot read), and git's own view of the files rather than a file-system
+// monitor's or a cache's, which were set up for the directory before it
+// was renamed aside.
+var plainIndex = []string{"-c", "core.splitIndex=false", "-c", "index.sparse=false",
+	"-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false"}
 
 // SaveInput is what Save needs to know of one worktree.
 type SaveInput struct {
@@ -117,7 +126,7 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 	}
 	env := func(file string) []string { return []string{"GIT_INDEX_FILE=" + file} }
 	run := func(file string, stdin []byte, args ...string) (string, error) {
-		out, err := r.RunEnv(ctx, append(env(file), Identity...), stdin, args...)
+		out, err := r.RunEnv(ctx, append(env(file), Identity...), stdin, append(plainIndex[:len(plainIndex):len(plainIndex)], args...)...)
 		return strings.TrimSpace(string(out)), err
 	}
 	commit := func(tree string, parents []string, m string) (string, error) {
@@ -160,6 +169,13 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 		return snap, nil
 	}
 
+	// A split or sparse index is written out whole, so that the proof can
+	// read the copy.
+	if _, err := ReadIndex(idx, in.HashLen); errors.Is(err, ErrIndexUnsupported) {
+		if _, err := run(idx, nil, "update-index", "--no-split-index"); err != nil {
+			return fail("write the index whole", err)
+		}
+	}
 	// Clear the marks that hide edits, on files that are there (a
 	// skip-worktree file that is absent is a sparse checkout's, not an
 	// edit).
@@ -209,7 +225,8 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 		}
 	}
 
-	out, err := r.RunEnv(ctx, env(idx), nil, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching")
+	out, err := r.RunEnv(ctx, env(idx), nil, append(plainIndex[:len(plainIndex):len(plainIndex)],
+		"status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching")...)
 	if err != nil {
 		return fail("status", err)
 	}
