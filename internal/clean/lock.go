@@ -187,7 +187,7 @@ func (l *Lock) ClearTxn() {
 // staleTxnLocks reads the record of a transaction that a crash interrupted
 // and returns the lock files it left that are provably its own: recorded
 // before it began, created after that, holding what the transaction wrote
-// (a ref lock) and open in no process (packed-refs.lock, which git writes
+// (a ref lock, or nothing yet) and open in no process (packed-refs.lock, which git writes
 // while holding it). A lock anyone else holds is never among them.
 func staleTxnLocks(commonDir, run string) (own []string, record string) {
 	record = txnPath(commonDir, run)
@@ -224,7 +224,9 @@ func staleTxnLocks(commonDir, run string) (own []string, record string) {
 				if got != "" {
 					continue
 				}
-			case got != f[1]:
+			case got != f[1] && got != "":
+				// Empty: git had created the lock and not yet written
+				// the value when the clean died.
 				continue
 			}
 			own = append(own, p)
