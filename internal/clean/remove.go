@@ -31,7 +31,7 @@ func (c *cleaner) removeAll(targets []*Target) {
 		if t.skip != nil {
 			continue
 		}
-		if t.saved == nil && !c.opts.NoBackup && !c.opts.DryRun {
+		if !t.ok && !c.opts.NoBackup && !c.opts.DryRun {
 			continue // not saved: never removed
 		}
 		w := t.W

@@ -35,8 +35,11 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 			Ref: names.name(c.prefix+"worktree/", name)}
 		if c.opts.DryRun {
 			// What the save would hold, as the state read it.
-			a.Command = c.restoreCommand(w.Path)
-			t.saved = c.add(a)
+			t.ok = true
+			if w.Staged+w.Unstaged+w.Untracked > 0 || w.Branch == "" || w.Unreachable > 0 || t.Kind != kindRemove {
+				a.Command = c.restoreCommand(w.Path)
+				c.add(a)
+			}
 			if t.Kind == kindRemove {
 				plan := worktree.PlanIgnored(w.Path, w.Ignored, c.opts.Budget)
 				t.dryIgnored = &plan
@@ -59,11 +62,13 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 				continue
 			}
 		}
-		t.snap, t.admin = snap, admin
-		a.Staged, a.Unstaged, a.Untracked, a.Commit = snap.Staged, snap.Unstaged, snap.Untracked, snap.Commit
-		a.Command = c.restoreCommand(w.Path)
-		t.saved = c.add(a)
-		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: snap.Commit})
+		t.snap, t.admin, t.ok = snap, admin, true
+		if snap.Commit != "" {
+			a.Staged, a.Unstaged, a.Untracked, a.Commit = snap.Staged, snap.Unstaged, snap.Untracked, snap.Commit
+			a.Command = c.restoreCommand(w.Path)
+			c.add(a)
+			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: snap.Commit})
+		}
 		if snap.Ignored != "" {
 			ia := c.add(&Action{Op: OpSaveIgnored, Task: w.TaskID(), Path: w.Path, Commit: snap.Ignored,
 				Ref: names.name(c.prefix+"ignored/", name), Ignored: snap.IgnoredPlan.Save})
@@ -115,7 +120,8 @@ func (c *cleaner) saveOne(t *Target) (*worktree.Snapshot, string, error) {
 	}
 	msg := fmt.Sprintf("taskclean %s: worktree %s\n\npath %s\nhead %s\nbranch %s\ntask %s\n",
 		c.opts.Run, filepath.Base(w.Path), strconv.Quote(w.Path), w.Head, branch, w.Task)
-	in := worktree.SaveInput{AdminDir: w.AdminDir, Head: w.Head, TmpDir: tmp, Msg: msg, Budget: c.opts.Budget, HashLen: c.hashLen}
+	in := worktree.SaveInput{AdminDir: w.AdminDir, Head: w.Head, TmpDir: tmp, Msg: msg, Budget: c.opts.Budget, HashLen: c.hashLen,
+		OnBranch: w.Branch != "" && t.Kind == kindRemove}
 	if t.Kind == kindRemove {
 		in.Dir = t.aside
 	}
@@ -154,11 +160,16 @@ func (c *cleaner) saveAdmin(t *Target, snap *worktree.Snapshot, msg string) (str
 	if !need {
 		// Commits the worktree's reflog names that no branch, tag,
 		// remote-tracking ref or the save itself holds.
-		ids := reflogIDs(filepath.Join(t.W.AdminDir, "logs", "HEAD"), c.hashLen*2)
+		var ids []string
+		for _, id := range reflogIDs(filepath.Join(t.W.AdminDir, "logs", "HEAD"), c.hashLen*2) {
+			if id != t.W.Head {
+				ids = append(ids, id)
+			}
+		}
 		if len(ids) > 0 {
 			r := c.repo.Runner
 			out, err := r.RunInput(c.ctx, []byte(strings.Join(ids, "\n")+"\n"), "rev-list", "--ignore-missing", "--max-count=1",
-				"--stdin", "--not", "--branches", "--tags", "--remotes", snap.Commit)
+				"--stdin", "--not", "--branches", "--tags", "--remotes", snapTip(snap, t.W.Head))
 			if err != nil {
 				return "", fmt.Errorf("read reflog commits: %w", err)
 			}
@@ -249,4 +260,13 @@ func (c *cleaner) restoreCommand(path string) string {
 
 func restoreCmd(run, path string) string {
 	return "git taskclean --run " + run + " --restore " + resume.ShellQuote(path)
+}
+
+// snapTip is what keeps a worktree's HEAD reachable after the clean: its
+// save, or HEAD itself when HEAD is a branch and nothing needed saving.
+func snapTip(snap *worktree.Snapshot, head string) string {
+	if snap.Commit != "" {
+		return snap.Commit
+	}
+	return head
 }

@@ -55,7 +55,7 @@ type Target struct {
 	since  time.Time
 	snap   *worktree.Snapshot
 	admin  string // commit keeping the admin entry's state
-	saved  *Action
+	ok     bool // saved (or nothing to save) and proven
 	skip   *Action
 	tmp    string
 	done   bool

@@ -56,6 +56,9 @@ type SaveInput struct {
 	AdminDir string
 	// Head is the commit HEAD names, "" when unborn.
 	Head string
+	// OnBranch says HEAD is a branch that stays (or is saved on its own):
+	// with nothing uncommitted there is then nothing to save.
+	OnBranch bool
 	// TmpDir receives the index copies; the caller removes it after the
 	// proof, which reads them.
 	TmpDir string
@@ -255,7 +258,10 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 	if st.Staged+st.Unstaged+st.Untracked == 0 {
 		// Nothing uncommitted: HEAD says it all (and keeps a detached
 		// HEAD's commits reachable). An unborn HEAD with an empty index
-		// saves the empty tree.
+		// saves the empty tree. HEAD on a branch needs no commit at all.
+		if in.OnBranch && in.Head != "" {
+			return snap, nil
+		}
 		tree := in.Head + "^{tree}"
 		if in.Head == "" {
 			if tree, err = run(idx, nil, "write-tree"); err != nil {
