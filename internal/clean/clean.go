@@ -86,6 +86,7 @@ const (
 	OpSaveWorktree    = "save_worktree"
 	OpSaveIgnored     = "save_ignored"
 	OpSaveAdmin       = "save_admin"
+	OpSaveRaw         = "save_raw"
 	OpSaveBranch      = "save_branch"
 	OpSaveClaim       = "save_claim"
 	OpRemoveWorktree  = "remove_worktree"
@@ -242,6 +243,7 @@ type cleaner struct {
 	// hashLen is 20 or 32: the repository's object format.
 	hashLen int
 	prefix  string
+	conv    *worktree.Conversion
 }
 
 // changed reports whether the clean changed the run (its report must be

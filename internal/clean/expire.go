@@ -13,12 +13,25 @@ func Expire(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, erro
 	if err := validRun(opts.Run); err != nil {
 		return nil, err
 	}
+	var lock *Lock
+	var err error
+	if !opts.DryRun {
+		if lock, err = Acquire(repo.CommonDir, opts.Run); err != nil {
+			return nil, err
+		}
+		defer lock.Release()
+	}
 	all, err := readBackups(ctx, repo, opts.Run)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}}
 	keep := map[string]bool{}
+	if lock != nil && lock.Interrupted != "" {
+		// A clean that died may have folders awaiting deletion whose only
+		// copy is this save: it stays until a rerun finishes that clean.
+		keep[lock.Interrupted] = true
+	}
 	for _, b := range all {
 		if opts.Now.Sub(b.Time) < opts.ExpireBackups {
 			keep[b.Stamp] = true
@@ -50,11 +63,6 @@ func Expire(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, erro
 		}
 	}
 	if !opts.DryRun && len(dels) > 0 {
-		lock, err := Acquire(repo.CommonDir, opts.Run)
-		if err != nil {
-			return nil, err
-		}
-		defer lock.Release()
 		if err := repo.UpdateRefs(ctx, dels); err != nil {
 			return nil, fmt.Errorf("expire backups: %w", err)
 		}

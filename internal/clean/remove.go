@@ -73,7 +73,13 @@ func (c *cleaner) removeAll(targets []*Target) {
 			gone := w.Path + deletingSuffix
 			if err = os.Rename(t.aside, gone); err == nil {
 				t.aside = ""
-				err = os.RemoveAll(gone)
+				if err = os.RemoveAll(gone); err != nil {
+					// Saved and recorded: the entry keeps its mark, so a
+					// rerun finishes the deletion.
+					t.locked = false
+					c.skip(t, "cannot delete "+gone+": "+shortErr(err)+"; its save is recorded; rerun git taskclean to finish")
+					continue
+				}
 			}
 			if err == nil {
 				err = worktree.PruneEntry(c.repo.CommonDir, w.Path)

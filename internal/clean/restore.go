@@ -1,10 +1,13 @@
 package clean
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
@@ -25,26 +28,17 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	var pick *SavedItem
-	var pickStamp *Backup
 	want := opts.Restore
 	abs := want
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(opts.Cwd, want)
 	}
 	abs = filepath.Clean(abs)
-	for i := len(all) - 1; i >= 0; i-- {
-		for _, it := range all[i].Saves {
-			if it.Kind != "worktree" {
-				continue
-			}
-			match := it.Task != "" && it.Task == want || filepath.Clean(it.Path) == abs ||
-				it.Task == "" && filepath.Base(it.Path) == resume.WorktreeName(opts.Run, want)
-			if match && (pick == nil || better(it, pick)) {
-				pick, pickStamp = it, all[i]
-			}
-		}
+	matches := func(it *SavedItem) bool {
+		return it.Kind == "worktree" && (it.Task != "" && it.Task == want || filepath.Clean(it.Path) == abs ||
+			it.Task == "" && filepath.Base(it.Path) == resume.WorktreeName(opts.Run, want))
 	}
+	pick, pickStamp := newestSave(all, matches)
 	if pick == nil {
 		return nil, &resume.InputError{Msg: fmt.Sprintf("--restore %s: no saved worktree of run %s has that task or path (list them with: git taskclean --run %s --backups)", want, opts.Run, opts.Run)}
 	}
@@ -56,10 +50,13 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 		Backup: BackupRoot + opts.Run + "/" + pickStamp.Stamp + "/"}
 	a := &Action{Op: OpRestoreWorktree, Path: path, Task: pick.Task, Ref: pick.Ref, Commit: pick.Commit}
 	res.Actions = append(res.Actions, a)
-	var ignored *SavedItem
+	var ignored, raw *SavedItem
 	for _, it := range pickStamp.Saves {
-		if it.Kind == "ignored" && it.Name == pick.Name {
+		switch {
+		case it.Kind == "ignored" && it.Name == pick.Name:
 			ignored = it
+		case it.Kind == "raw" && it.Name == pick.Name:
+			raw = it
 		}
 	}
 	if opts.DryRun {
@@ -70,6 +67,11 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 		return nil, err
 	}
 	defer lock.Release()
+	// What an interrupted clean left is finished first: its saves are what
+	// this reads (and must not drop while a folder of it awaits deletion).
+	if _, err := recoverLeftovers(ctx, repo, opts.Run, lock); err != nil {
+		return nil, err
+	}
 
 	// The saved commit: HEAD-only (parent: HEAD) or stash-shaped (parents:
 	// HEAD when born, the index commit, the untracked files' commit).
@@ -90,7 +92,9 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 		start = indexCommit
 	}
 	if start == "" {
-		return nil, fmt.Errorf("--restore %s: the save %s records no commit to start from", want, pick.Ref)
+		// An unborn HEAD with an empty index: the worktree starts from any
+		// commit, and HEAD is then made the unborn branch again.
+		start = pick.Commit
 	}
 	w := repo.Runner
 	w.Write = true
@@ -122,6 +126,13 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 			return fail(err)
 		}
 		if _, err := in.RunEnv(ctx, env, nil, "checkout-index", "--all", "--force", "--quiet"); err != nil {
+			return fail(err)
+		}
+	}
+	// Files git stores converted come back as they were on disk, byte for
+	// byte, written here rather than by git (which would convert them).
+	if raw != nil {
+		if err := writeRaw(ctx, repo, raw.Commit, path); err != nil {
 			return fail(err)
 		}
 	}
@@ -179,4 +190,106 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 		}
 	}
 	return res, nil
+}
+
+// newestSave picks the save to restore among those matches accepts: the
+// newest; when that one holds only HEAD and the clean it belongs to
+// finished an interrupted one that saved the work, the save with the work.
+func newestSave(all []*Backup, matches func(*SavedItem) bool) (*SavedItem, *Backup) {
+	byStamp := map[string]*Backup{}
+	for _, b := range all {
+		byStamp[b.Stamp] = b
+	}
+	find := func(b *Backup) *SavedItem {
+		for _, it := range b.Saves {
+			if matches(it) {
+				return it
+			}
+		}
+		return nil
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		it := find(all[i])
+		if it == nil {
+			continue
+		}
+		if !it.Work {
+			seen := map[string]bool{}
+			for next := all[i].Continues; len(next) > 0; {
+				s := next[0]
+				next = next[1:]
+				b := byStamp[s]
+				if b == nil || seen[s] {
+					continue
+				}
+				seen[s] = true
+				if older := find(b); older != nil && older.Work {
+					return older, b
+				}
+				next = append(next, b.Continues...)
+			}
+		}
+		return it, all[i]
+	}
+	return nil, nil
+}
+
+// writeRaw writes every file of commit's tree under dir, as the bytes the
+// tree holds, with their executable bit.
+func writeRaw(ctx context.Context, repo *gitcmd.Repo, commit, dir string) error {
+	out, err := repo.Run(ctx, "ls-tree", "-r", "-z", "--end-of-options", commit)
+	if err != nil {
+		return err
+	}
+	type file struct{ mode, oid, path string }
+	var files []file
+	var in strings.Builder
+	for _, rec := range strings.Split(string(out), "\x00") {
+		meta, p, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] != "blob" {
+			continue
+		}
+		files = append(files, file{f[0], f[2], p})
+		in.WriteString(f[2] + "\n")
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	data, err := repo.RunInput(ctx, []byte(in.String()), "cat-file", "--batch")
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		// Each object: "<oid> blob <size>\n<content>\n".
+		nl := bytes.IndexByte(data, '\n')
+		if nl < 0 {
+			return fmt.Errorf("cat-file: short output")
+		}
+		hdr := strings.Fields(string(data[:nl]))
+		if len(hdr) != 3 {
+			return fmt.Errorf("cat-file: %q", data[:nl])
+		}
+		size, err := strconv.Atoi(hdr[2])
+		if err != nil || nl+1+size > len(data) {
+			return fmt.Errorf("cat-file: bad size in %q", data[:nl])
+		}
+		content := data[nl+1 : nl+1+size]
+		data = data[nl+1+size+1:]
+		target := filepath.Join(dir, filepath.FromSlash(f.path))
+		perm := os.FileMode(0o644)
+		if f.mode == "100755" {
+			perm = 0o755
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(target, content, perm); err != nil {
+			return err
+		}
+		if err := os.Chmod(target, perm); err != nil {
+			return err
+		}
+	}
+	return nil
 }

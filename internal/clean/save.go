@@ -3,6 +3,7 @@ package clean
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,10 +37,8 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 		if c.opts.DryRun {
 			// What the save would hold, as the state read it.
 			t.ok = true
-			if w.Staged+w.Unstaged+w.Untracked > 0 || w.Branch == "" || w.Unreachable > 0 || t.Kind != kindRemove {
-				a.Command = c.restoreCommand(w.Path)
-				c.add(a)
-			}
+			a.Command = c.restoreCommand(w.Path)
+			c.add(a)
 			if t.Kind == kindRemove {
 				plan := worktree.PlanIgnored(w.Path, w.Ignored, c.opts.Budget)
 				t.dryIgnored = &plan
@@ -73,6 +72,11 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 			ia := c.add(&Action{Op: OpSaveIgnored, Task: w.TaskID(), Path: w.Path, Commit: snap.Ignored,
 				Ref: names.name(c.prefix+"ignored/", name), Ignored: snap.IgnoredPlan.Save})
 			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: ia.Ref, New: ia.Commit})
+		}
+		if snap.Raw != "" {
+			ra := c.add(&Action{Op: OpSaveRaw, Task: w.TaskID(), Path: w.Path, Commit: snap.Raw,
+				Ref: names.name(c.prefix+"raw/", name), Reason: fmt.Sprintf("%d file(s) git stores converted (filter, line endings, ident), as they are on disk", len(snap.RawPaths))})
+			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: ra.Ref, New: ra.Commit})
 		}
 		if admin != "" {
 			aa := c.add(&Action{Op: OpSaveAdmin, Task: w.TaskID(), Path: w.Path, Commit: admin,
@@ -121,9 +125,14 @@ func (c *cleaner) saveOne(t *Target) (*worktree.Snapshot, string, error) {
 	msg := fmt.Sprintf("taskclean %s: worktree %s\n\npath %s\nhead %s\nbranch %s\ntask %s\n",
 		c.opts.Run, filepath.Base(w.Path), strconv.Quote(w.Path), w.Head, branch, w.Task)
 	in := worktree.SaveInput{AdminDir: w.AdminDir, Head: w.Head, TmpDir: tmp, Msg: msg, Budget: c.opts.Budget, HashLen: c.hashLen,
-		OnBranch: w.Branch != "" && t.Kind == kindRemove}
+		Convert: c.conversion()}
 	if t.Kind == kindRemove {
 		in.Dir = t.aside
+		// Checked again now that writers are stopped: git run in the
+		// directory must reach this worktree's entry and nothing else.
+		if why := foreignGit(t.aside, w.AdminDir); why != "" {
+			return nil, "", errors.New(why)
+		}
 	}
 	if w.AdminDir == "" {
 		in.AdminDir = tmp // no entry: nothing but HEAD to save
@@ -215,7 +224,7 @@ func reflogIDs(path string, hexLen int) []string {
 func (c *cleaner) prove(t *Target, snap *worktree.Snapshot) string {
 	plan := snap.IgnoredPlan
 	proof, err := worktree.Prove(worktree.ProveInput{Root: t.aside, Indexes: snap.Indexes, HashLen: c.hashLen,
-		Drop: plan.Drop(c.opts.DropIgnored), Since: t.since})
+		Drop: plan.Drop(c.opts.DropIgnored), Since: t.since, Raw: snap.RawPaths})
 	if err != nil {
 		return "cannot check its save: " + shortErr(err)
 	}
@@ -269,4 +278,30 @@ func snapTip(snap *worktree.Snapshot, head string) string {
 		return snap.Commit
 	}
 	return head
+}
+
+// conversion reads, once per clean, the configuration that makes git
+// convert bytes on their way into the index.
+func (c *cleaner) conversion() worktree.Conversion {
+	if c.conv != nil {
+		return *c.conv
+	}
+	conv := worktree.Conversion{}
+	out, _ := c.repo.Run(c.ctx, "config", "-z", "--get-regexp", `^core\.(autocrlf|eol|attributesfile)$`)
+	for _, kv := range strings.Split(string(out), "\x00") {
+		k, v, _ := strings.Cut(kv, "\n")
+		switch strings.ToLower(k) {
+		case "core.autocrlf":
+			conv.All = conv.All || v != "false"
+		case "core.eol":
+			conv.All = true
+		case "core.attributesfile":
+			conv.Attributes = true
+		}
+	}
+	if _, err := os.Stat(filepath.Join(c.repo.CommonDir, "info", "attributes")); err == nil {
+		conv.Attributes = true
+	}
+	c.conv = &conv
+	return conv
 }

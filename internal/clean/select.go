@@ -36,6 +36,10 @@ type Observed struct {
 	// Branches maps each worktree's path to the branch it has checked out,
 	// for every worktree of the repository.
 	Branches map[string]string
+	// Foreign says why a worktree's .git does not lead to its own admin
+	// entry (rewritten to name another repository, replaced by a
+	// repository): git run there would read and write somewhere else.
+	Foreign map[string]string
 }
 
 // Operation is an operation stopped in a worktree.
@@ -55,7 +59,7 @@ type Target struct {
 	since  time.Time
 	snap   *worktree.Snapshot
 	admin  string // commit keeping the admin entry's state
-	ok     bool // saved (or nothing to save) and proven
+	ok     bool   // saved (or nothing to save) and proven
 	skip   *Action
 	tmp    string
 	done   bool
@@ -234,6 +238,9 @@ func skipReason(w *resume.Worktree, opts Options, obs Observed, named bool) stri
 		return ""
 	}
 	if !w.Missing {
+		if why := obs.Foreign[w.Path]; why != "" {
+			return why + "; left alone (repair it with git worktree repair, or move it away)"
+		}
 		if p := holdsProtected(w.Path, obs.Protected); p != "" {
 			return "it holds " + p + ", which no removal may touch"
 		}
@@ -300,7 +307,8 @@ func canonical(p string) string {
 // observe reads what Select needs from the file system and /proc.
 func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[string]bool) Observed {
 	obs := Observed{InProgress: map[string]Operation{}, Modules: map[string][]string{},
-		Nested: map[string][]string{}, LastChange: map[string]time.Time{}, Branches: map[string]string{}}
+		Nested: map[string][]string{}, LastChange: map[string]time.Time{}, Branches: map[string]string{},
+		Foreign: map[string]string{}}
 	admins := worktree.AdminDirs(repo.CommonDir)
 	cwd := opts.Cwd
 	if cwd == "" {
@@ -353,6 +361,9 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 		if w.Missing || w.Broken || w.Error != "" || w.Main || w.Current {
 			continue
 		}
+		if why := foreignGit(w.Path, w.AdminDir); why != "" {
+			obs.Foreign[w.Path] = why
+		}
 		if n := worktree.NestedRepos(w.Path); len(n) > 0 {
 			obs.Nested[w.Path] = append(obs.Nested[w.Path], n...)
 		}
@@ -375,6 +386,27 @@ func taskOfBranch(st *resume.State, name string) string {
 				return s.Task.ID
 			}
 		}
+	}
+	return ""
+}
+
+// foreignGit says why dir's .git does not lead to admin, or "".
+func foreignGit(dir, admin string) string {
+	fi, err := os.Lstat(filepath.Join(dir, ".git"))
+	switch {
+	case err != nil:
+		return "its .git file cannot be read (" + shortErr(err) + ")"
+	case fi.IsDir():
+		return "its .git is a repository of its own, not a link to its admin entry"
+	}
+	gd, err := worktree.GitDirOf(dir)
+	if err != nil {
+		return "its .git file is damaged (" + shortErr(err) + ")"
+	}
+	a, aerr := os.Stat(admin)
+	g, gerr := os.Stat(gd)
+	if admin == "" || aerr != nil || gerr != nil || !os.SameFile(a, g) {
+		return "its .git file names " + gd + ", not its admin entry " + admin
 	}
 	return ""
 }

@@ -74,6 +74,11 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 			return nil, err
 		}
 		defer lock.Release()
+		// What an interrupted clean left is finished first: its saves are what
+		// this reads (and must not drop while a folder of it awaits deletion).
+		if _, err := recoverLeftovers(ctx, repo, opts.Run, lock); err != nil {
+			return nil, err
+		}
 	}
 	var creates []gitcmd.RefUpdate
 	restoring := map[string]bool{}

@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"io/fs"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -46,13 +47,11 @@ type IgnoredPlan struct {
 func PlanIgnored(root string, ignored []string, b Budget) IgnoredPlan {
 	var p IgnoredPlan
 	var total int64
+	// An entry is a regenerated tree only when git ignores the whole
+	// directory of that name: an ignored file inside a tracked folder
+	// that happens to be called target/ is somebody's work.
 	regen := func(rel string) bool {
-		for _, part := range strings.Split(strings.TrimSuffix(rel, "/"), "/") {
-			if Regenerated[part] {
-				return true
-			}
-		}
-		return false
+		return strings.HasSuffix(rel, "/") && Regenerated[path.Base(strings.TrimSuffix(rel, "/"))]
 	}
 	add := func(rel string, size int64) {
 		if size > b.PerFile || total+size > b.Total {

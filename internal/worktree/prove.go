@@ -45,6 +45,11 @@ type ProveInput struct {
 	// slash-separated; for a directory, true skips the whole subtree. May be
 	// nil.
 	Drop func(rel string, isDir bool) bool
+	// Raw are paths git converts on the way into the index (a filter, line
+	// endings, ident): an entry's stat data says nothing about their bytes
+	// on disk, so they are always hashed, and only an entry holding the
+	// raw bytes proves them.
+	Raw map[string]bool
 	// Since: a file or directory whose mtime or ctime is after Since
 	// changed during the clean; it is Unproven even if its content matches
 	// (a writer is active). Zero: not checked. The root itself is checked by
@@ -262,7 +267,7 @@ func (p *prover) file(abs, rel string, fi fs.FileInfo, st *syscall.Stat_t) {
 		return
 	}
 	for _, c := range cands {
-		if st != nil && proveStatClean(c, fi, st) {
+		if st != nil && !p.in.Raw[rel] && proveStatClean(c, fi, st) {
 			return
 		}
 	}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -44,7 +46,10 @@ func GitDirOf(path string) (string, error) {
 // monitor's or a cache's, which were set up for the directory before it
 // was renamed aside.
 var plainIndex = []string{"-c", "core.splitIndex=false", "-c", "index.sparse=false",
-	"-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false"}
+	"-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false",
+	// Every file counts, in or out of a sparse-checkout cone, with the
+	// mode it has on disk (what the proof compares).
+	"-c", "core.sparseCheckout=false", "-c", "core.fileMode=true"}
 
 // SaveInput is what Save needs to know of one worktree.
 type SaveInput struct {
@@ -56,9 +61,6 @@ type SaveInput struct {
 	AdminDir string
 	// Head is the commit HEAD names, "" when unborn.
 	Head string
-	// OnBranch says HEAD is a branch that stays (or is saved on its own):
-	// with nothing uncommitted there is then nothing to save.
-	OnBranch bool
 	// TmpDir receives the index copies; the caller removes it after the
 	// proof, which reads them.
 	TmpDir string
@@ -68,6 +70,19 @@ type SaveInput struct {
 	Budget Budget
 	// HashLen is 20 for SHA-1 repositories, 32 for SHA-256.
 	HashLen int
+	// Convert says what of git's configuration may convert bytes on their
+	// way into the index (line endings, filters, ident).
+	Convert Conversion
+}
+
+// Conversion is what, beside .gitattributes files in the worktree, makes
+// git change bytes between the working tree and the index.
+type Conversion struct {
+	// All: core.autocrlf or core.eol is set, so any text file may change.
+	All bool
+	// Attributes: attributes come from outside the worktree too
+	// (info/attributes, core.attributesFile).
+	Attributes bool
 }
 
 // Snapshot is the saved state of a worktree: one commit whose first parent
@@ -88,6 +103,13 @@ type Snapshot struct {
 	// IgnoredPlan says which ignored files were saved, which are
 	// regenerated trees, and which are past the budget.
 	IgnoredPlan IgnoredPlan
+	// Raw is a commit whose tree holds the bytes, as they are on disk, of
+	// the files git stores converted (a clean filter, line endings,
+	// ident): the other trees hold what git makes of them, from which
+	// those bytes cannot be got back. "" when there were none.
+	Raw string
+	// RawPaths are those files (the proof hashes them).
+	RawPaths map[string]bool
 	// Hidden counts files marked assume-unchanged or skip-worktree whose
 	// marks were cleared in the copy so that their edits are saved.
 	Hidden int
@@ -193,8 +215,7 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 			}
 		}
 		if len(hidden) > 0 {
-			if _, err := run(idx, []byte(strings.Join(hidden, "\x00")+"\x00"),
-				"update-index", "--no-assume-unchanged", "--no-skip-worktree", "-z", "--stdin"); err != nil {
+			if err := clearMarks(run, idx, hidden); err != nil {
 				return fail("clear hidden marks", err)
 			}
 			snap.Hidden = len(hidden)
@@ -220,8 +241,7 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 			}
 		}
 		if len(hidden) > 0 {
-			if _, err := run(idx, []byte(strings.Join(hidden, "\x00")+"\x00"),
-				"update-index", "--no-assume-unchanged", "--no-skip-worktree", "-z", "--stdin"); err != nil {
+			if err := clearMarks(run, idx, hidden); err != nil {
 				return fail("clear hidden marks", err)
 			}
 			snap.Hidden = len(hidden)
@@ -256,12 +276,13 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 	}
 
 	if st.Staged+st.Unstaged+st.Untracked == 0 {
+		if err := saveRaw(in, snap, run, commit); err != nil {
+			return fail("raw bytes", err)
+		}
 		// Nothing uncommitted: HEAD says it all (and keeps a detached
 		// HEAD's commits reachable). An unborn HEAD with an empty index
-		// saves the empty tree. HEAD on a branch needs no commit at all.
-		if in.OnBranch && in.Head != "" {
-			return snap, nil
-		}
+		// saves the empty tree. (A worktree on a branch gets this save
+		// too: it is what --restore brings back as the newest state.)
 		tree := in.Head + "^{tree}"
 		if in.Head == "" {
 			if tree, err = run(idx, nil, "write-tree"); err != nil {
@@ -306,6 +327,9 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 		}
 		snap.Indexes = append(snap.Indexes, uidx)
 	}
+	if err := saveRaw(in, snap, run, commit); err != nil {
+		return fail("raw bytes", err)
+	}
 	indexCommit, err := commit(indexTree, headParents, "index on "+in.Msg)
 	if err != nil {
 		return fail("commit index", err)
@@ -319,6 +343,19 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 	}
 	snap.Stash = true
 	return snap, nil
+}
+
+// clearMarks clears assume-unchanged and skip-worktree on paths of an
+// index. Two calls: update-index applies only one such option to the paths
+// it reads from stdin.
+func clearMarks(run func(string, []byte, ...string) (string, error), idx string, paths []string) error {
+	in := []byte(strings.Join(paths, "\x00") + "\x00")
+	for _, opt := range []string{"--no-assume-unchanged", "--no-skip-worktree"} {
+		if _, err := run(idx, in, "update-index", opt, "-z", "--stdin"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func treeOf(ctx context.Context, r gitcmd.Runner, commit string) string {
@@ -427,4 +464,103 @@ func LastChange(path string) time.Time {
 		return nil
 	})
 	return newest
+}
+
+// saveRaw finds the saved files whose bytes on disk are not what git
+// stored for them (git converted them: a clean filter, line endings,
+// ident) and saves those bytes as they are, hashed without filters, in a
+// tree of their own. It reads only files that attributes or configuration
+// say git may convert.
+func saveRaw(in SaveInput, snap *Snapshot,
+	run func(string, []byte, ...string) (string, error), commit func(string, []string, string) (string, error)) error {
+	entries := map[string]IndexEntry{}
+	attrFile := in.Convert.Attributes
+	for _, idx := range snap.Indexes {
+		es, err := ReadIndex(idx, in.HashLen)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			return err
+		}
+		for _, e := range es {
+			if e.Stage != 0 || e.Mode == 0o160000 || e.Mode == 0o120000 {
+				continue
+			}
+			entries[e.Path] = e
+			if path.Base(e.Path) == ".gitattributes" {
+				attrFile = true
+			}
+		}
+	}
+	if !in.Convert.All && !attrFile || len(entries) == 0 {
+		return nil
+	}
+	paths := make([]string, 0, len(entries))
+	for p := range entries {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	cands := paths
+	if !in.Convert.All {
+		out, err := run(filepath.Join(in.TmpDir, "index"), []byte(strings.Join(paths, "\x00")+"\x00"),
+			"check-attr", "-z", "--stdin", "filter", "ident", "text", "eol", "crlf", "working-tree-encoding")
+		if err != nil {
+			return err
+		}
+		cands = nil
+		seen := map[string]bool{}
+		f := strings.Split(out, "\x00")
+		for i := 0; i+2 < len(f); i += 3 {
+			p, attr, val := f[i], f[i+1], f[i+2]
+			if val == "unspecified" || val == "unset" || attr == "text" && val == "" {
+				continue
+			}
+			if !seen[p] {
+				seen[p] = true
+				cands = append(cands, p)
+			}
+		}
+	}
+	var differ []string
+	for _, p := range cands {
+		data, err := os.ReadFile(filepath.Join(in.Dir, filepath.FromSlash(p)))
+		if err != nil {
+			continue // the proof reports what cannot be read
+		}
+		if BlobID(data, in.HashLen) != entries[p].OID {
+			differ = append(differ, p)
+		}
+	}
+	if len(differ) == 0 {
+		return nil
+	}
+	out, err := run(filepath.Join(in.TmpDir, "index"), []byte(strings.Join(differ, "\n")+"\n"),
+		"hash-object", "-w", "--no-filters", "--stdin-paths")
+	if err != nil {
+		return err
+	}
+	oids := strings.Fields(out)
+	if len(oids) != len(differ) {
+		return fmt.Errorf("hash-object gave %d ids for %d files", len(oids), len(differ))
+	}
+	var info strings.Builder
+	snap.RawPaths = map[string]bool{}
+	for i, p := range differ {
+		fmt.Fprintf(&info, "%o %s\t%s\x00", entries[p].Mode, oids[i], p)
+		snap.RawPaths[p] = true
+	}
+	ridx := filepath.Join(in.TmpDir, "raw")
+	if _, err := run(ridx, []byte(info.String()), "update-index", "--add", "-z", "--index-info"); err != nil {
+		return err
+	}
+	tree, err := run(ridx, nil, "write-tree")
+	if err != nil {
+		return err
+	}
+	if snap.Raw, err = commit(tree, nil, "raw bytes on "+in.Msg); err != nil {
+		return err
+	}
+	snap.Indexes = append(snap.Indexes, ridx)
+	return nil
 }

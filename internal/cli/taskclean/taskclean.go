@@ -209,6 +209,8 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 			fmt.Fprintf(w, "%ssave worktree %s (%s) as %s\n", would, rel(a.Path), what, a.Ref)
 		case "save_ignored":
 			fmt.Fprintf(w, "%ssave %d ignored file(s) of %s as %s\n", would, len(a.Ignored), rel(a.Path), a.Ref)
+		case "save_raw":
+			fmt.Fprintf(w, "%ssave the bytes of %s as %s\n", would, q(a.Reason), a.Ref)
 		case "save_admin":
 			if a.Op == "save_admin" && a.Done || res.DryRun {
 				fmt.Fprintf(w, "%ssave the %s of %s as %s\n", would, q(a.Reason), rel(a.Path), a.Ref)
@@ -318,6 +320,9 @@ func renderBackups(w io.Writer, res *clean.Result, cwd string) {
 			}
 		}
 	}
-	last := res.Backups[len(res.Backups)-1]
-	fmt.Fprintf(w, "undo the last with: git taskclean --run %s --undo; an older one: git taskclean --run %s --undo %s\n", res.RunID, res.RunID, last.Stamp)
+	line := fmt.Sprintf("undo the last with: git taskclean --run %s --undo", res.RunID)
+	if len(res.Backups) > 1 {
+		line += fmt.Sprintf("; an older one: git taskclean --run %s --undo %s", res.RunID, res.Backups[len(res.Backups)-2].Stamp)
+	}
+	fmt.Fprintln(w, line)
 }
