@@ -272,7 +272,9 @@ func (c *cleaner) run() error {
 	}
 	// What a worktree held is read again after it is stopped (aside.go):
 	// this read only decides what to act on.
-	st, err := resume.Gather(c.ctx, c.repo, gatherOpts(c.opts, false))
+	gopts := gatherOpts(c.opts, false)
+	gopts.NoStatus = !c.opts.DryRun
+	st, err := resume.Gather(c.ctx, c.repo, gopts)
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,14 @@ func backdate(t *testing.T, root string) {
 	}
 }
 
+// moveBase makes main's newest commit part of the run's base: a commit a
+// fixture adds to main is then no task's own work, and a task branch made
+// from main stays incomplete (its worktree stale).
+func moveBase(t *testing.T, repo string) {
+	t.Helper()
+	git(t, repo, "branch", "-f", run+"-main", "main")
+}
+
 // reachable says whether object id is reachable from a ref of repo
 // (refs/taskclean included).
 func reachable(t *testing.T, repo, id string) bool {
@@ -84,6 +92,7 @@ func TestAdversaryConvertedBytes(t *testing.T) {
 			writeFile(t, filepath.Join(repo, ".gitattributes"), "*.ipynb filter=strip\n")
 			git(t, repo, "add", ".gitattributes")
 			git(t, repo, "commit", "-q", "-m", "strip notebook output")
+			moveBase(t, repo)
 			return addWorktree(t, repo, "2.2")
 		}},
 		{"ident", "n.txt", "$Id: precious $\n", func(t *testing.T, repo string) string {
@@ -92,9 +101,10 @@ func TestAdversaryConvertedBytes(t *testing.T) {
 			return wt
 		}},
 		{"autocrlf-mixed", "m.txt", "a\r\nb\n", func(t *testing.T, repo string) string {
-			wt := addWorktree(t, repo, "2.2")
+			// Set before the checkout, as a user's setting is: the
+			// tracked files are written with CRLF too.
 			git(t, repo, "config", "core.autocrlf", "true")
-			return wt
+			return addWorktree(t, repo, "2.2")
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -163,6 +173,7 @@ func TestAdversaryTrackedTargetFolder(t *testing.T) {
 	writeFile(t, filepath.Join(repo, ".gitignore"), "*.secret\nnode_modules/\n")
 	git(t, repo, "add", "-A")
 	git(t, repo, "commit", "-q", "-m", "deploy target")
+	moveBase(t, repo)
 	wt := addWorktree(t, repo, "2.2")
 	secret := []byte("KEY=only-here\n")
 	writeFile(t, filepath.Join(wt, "deploy", "target", "prod.secret"), string(secret))
@@ -219,6 +230,7 @@ func TestAdversarySkipWorktree(t *testing.T) {
 		writeFile(t, filepath.Join(repo, "b", "f"), "b\n")
 		git(t, repo, "add", "b/f")
 		git(t, repo, "commit", "-q", "-m", "b")
+		moveBase(t, repo)
 		wt := addWorktree(t, repo, "2.2")
 		git(t, wt, "sparse-checkout", "set", "a")
 		if exists(filepath.Join(wt, "b", "f")) {

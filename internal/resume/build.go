@@ -117,6 +117,9 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 	if !read {
 		live, detached = nil, nil
 	}
+	if st.opts.NoStatus {
+		live = nil
+	}
 	statuses, files := worktree.ReadStatusFiles(ctx, live, st.opts.Ignored)
 	unreach := map[string]int{}
 	if len(detached) > 0 {

@@ -37,6 +37,9 @@ type Options struct {
 	// Ignored also lists each worktree's ignored files (git taskclean
 	// reports what a removal deletes unsaved), from the same status call.
 	Ignored bool
+	// NoStatus does not read what each worktree holds (git taskclean reads
+	// it again, once it has stopped writers, and only for what it removes).
+	NoStatus bool
 	// Light checks the input (run id, plan, base, task ids) and reads
 	// branches and worktrees, but not history, claims or what each worktree
 	// holds: task states are then unknown. For validating before acting.
