@@ -1,7 +1,6 @@
 package clean
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -75,7 +74,7 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 		}
 		if snap.Raw != "" {
 			ra := c.add(&Action{Op: OpSaveRaw, Task: w.TaskID(), Path: w.Path, Commit: snap.Raw,
-				Ref: names.name(c.prefix+"raw/", name), Reason: fmt.Sprintf("%d file(s) git stores converted (filter, line endings, ident), as they are on disk", len(snap.RawPaths))})
+				Ref: names.name(c.prefix+"raw/", name), Reason: fmt.Sprintf("%d file(s) git may convert (filter, line endings, ident), as they are on disk", len(snap.RawPaths))})
 			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: ra.Ref, New: ra.Commit})
 		}
 		if admin != "" {
@@ -160,17 +159,23 @@ func (c *cleaner) saveAdmin(t *Target, snap *worktree.Snapshot, msg string) (str
 	if err != nil {
 		return "", err
 	}
+	// A plain entry holds HEAD, its reflog and ORIG_HEAD/FETCH_HEAD (and
+	// the clean's own lock mark); anything else (per-worktree refs or
+	// config, a sparse-checkout definition, a stopped operation's files)
+	// is saved as it is.
 	need := st.Op != ""
 	for _, f := range st.Files {
-		if strings.HasPrefix(f, "refs/") || strings.HasPrefix(f, "logs/refs/") {
+		switch f {
+		case "HEAD", "ORIG_HEAD", "FETCH_HEAD", "logs/HEAD", "locked":
+		default:
 			need = true
 		}
 	}
 	if !need {
-		// Commits the worktree's reflog names that no branch, tag,
-		// remote-tracking ref or the save itself holds.
+		// Commits those files name that no branch, tag, remote-tracking
+		// ref or the save itself holds.
 		var ids []string
-		for _, id := range reflogIDs(filepath.Join(t.W.AdminDir, "logs", "HEAD"), c.hashLen*2) {
+		for _, id := range st.IDs {
 			if id != t.W.Head {
 				ids = append(ids, id)
 			}
@@ -179,10 +184,8 @@ func (c *cleaner) saveAdmin(t *Target, snap *worktree.Snapshot, msg string) (str
 			r := c.repo.Runner
 			out, err := r.RunInput(c.ctx, []byte(strings.Join(ids, "\n")+"\n"), "rev-list", "--ignore-missing", "--max-count=1",
 				"--stdin", "--not", "--branches", "--tags", "--remotes", snapTip(snap, t.W.Head))
-			if err != nil {
-				return "", fmt.Errorf("read reflog commits: %w", err)
-			}
-			need = len(bytes.TrimSpace(out)) > 0
+			// An id rev-list cannot walk (not a commit): saved, to be sure.
+			need = err != nil || len(bytes.TrimSpace(out)) > 0
 		}
 	}
 	if !need {
@@ -193,29 +196,6 @@ func (c *cleaner) saveAdmin(t *Target, snap *worktree.Snapshot, msg string) (str
 		skip[t.W.Head] = true
 	}
 	return worktree.SaveAdmin(c.ctx, c.repo, st, skip, "admin entry of "+msg)
-}
-
-// reflogIDs lists the commits a reflog names.
-func reflogIDs(path string, hexLen int) []string {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	seen := map[string]bool{}
-	var ids []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		for _, id := range fields[:min(2, len(fields))] {
-			if len(id) == hexLen && strings.Trim(id, "0") != "" && !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
-			}
-		}
-	}
-	return ids
 }
 
 // prove walks the stopped worktree and checks that every entry is in the

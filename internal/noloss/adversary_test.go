@@ -104,7 +104,11 @@ func TestAdversaryConvertedBytes(t *testing.T) {
 			// Set before the checkout, as a user's setting is: the
 			// tracked files are written with CRLF too.
 			git(t, repo, "config", "core.autocrlf", "true")
-			return addWorktree(t, repo, "2.2")
+			wt := addWorktree(t, repo, "2.2")
+			if data, _ := os.ReadFile(filepath.Join(wt, "src", "f1.txt")); !bytes.Contains(data, []byte("\r\n")) {
+				t.Fatalf("fixture: src/f1.txt was checked out as %q, want CRLF", data)
+			}
+			return wt
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -477,16 +481,18 @@ func TestAdversaryDeletionFails(t *testing.T) {
 		t.Errorf("exit %d, want 0 (kept, with a reason) or 3\n%s", r.Code, printed(r, doc))
 	}
 	assertNoLoss(t, snap, repo)
-	if !exists(gone) {
-		t.Fatalf("fixture: no %s left; the deletion did not fail\nactions:\n%s", gone, doc)
+	if !exists(stuck) && !exists(filepath.Join(gone, "stuck", "f")) {
+		t.Fatalf("fixture: the immutable file is gone; the deletion did not fail\nactions:\n%s", doc)
 	}
 	unstick()
 	r2, doc2 := clean(t, repo, nil)
 	if r2.Code != 0 {
 		t.Errorf("rerun: exit %d, want 0\n%s", r2.Code, printed(r2, doc2))
 	}
-	if exists(gone) {
-		t.Errorf("the rerun left %s, the half-deleted worktree\nactions:\n%s", gone, doc2)
+	for _, p := range []string{gone, wt} {
+		if exists(p) {
+			t.Errorf("the rerun left %s of the half-deleted worktree\nactions:\n%s", p, doc2)
+		}
 	}
 	assertNoLoss(t, snap, repo)
 	if t.Failed() {

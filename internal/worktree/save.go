@@ -522,14 +522,20 @@ func saveRaw(in SaveInput, snap *Snapshot,
 			}
 		}
 	}
+	// Every file git may convert is kept as it is, not only those whose
+	// bytes differ from what git stored: git would convert them again on
+	// the way out (a file written before core.autocrlf was set would come
+	// back with other line endings). The proof must hash those that differ.
 	var differ []string
+	snap.RawPaths = map[string]bool{}
 	for _, p := range cands {
 		data, err := os.ReadFile(filepath.Join(in.Dir, filepath.FromSlash(p)))
 		if err != nil {
 			continue // the proof reports what cannot be read
 		}
+		differ = append(differ, p)
 		if BlobID(data, in.HashLen) != entries[p].OID {
-			differ = append(differ, p)
+			snap.RawPaths[p] = true
 		}
 	}
 	if len(differ) == 0 {
@@ -545,10 +551,8 @@ func saveRaw(in SaveInput, snap *Snapshot,
 		return fmt.Errorf("hash-object gave %d ids for %d files", len(oids), len(differ))
 	}
 	var info strings.Builder
-	snap.RawPaths = map[string]bool{}
 	for i, p := range differ {
 		fmt.Fprintf(&info, "%o %s\t%s\x00", entries[p].Mode, oids[i], p)
-		snap.RawPaths[p] = true
 	}
 	ridx := filepath.Join(in.TmpDir, "raw")
 	if _, err := run(ridx, []byte(info.String()), "update-index", "--add", "-z", "--index-info"); err != nil {
