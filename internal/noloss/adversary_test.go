@@ -110,6 +110,13 @@ func TestAdversaryConvertedBytes(t *testing.T) {
 			}
 			return wt
 		}},
+		{"autocrlf-after-checkout", "m.txt", "a\r\nb\n", func(t *testing.T, repo string) string {
+			// Set after the checkout: the tracked files stay LF on disk,
+			// and a restore must not write them with CRLF.
+			wt := addWorktree(t, repo, "2.2")
+			git(t, repo, "config", "core.autocrlf", "true")
+			return wt
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
