@@ -245,7 +245,8 @@ func proveDirSlash(rel string, isDir bool) string {
 
 func (p *prover) changed(st *syscall.Stat_t) bool {
 	since := p.in.Since
-	return time.Unix(st.Mtim.Unix()).After(since) || time.Unix(st.Ctim.Unix()).After(since)
+	ms, mn, cs, cn := statTimes(st)
+	return time.Unix(ms, mn).After(since) || time.Unix(cs, cn).After(since)
 }
 
 // proveEmptyDir is true for a directory with no entries; one that cannot be
@@ -313,8 +314,9 @@ func proveStatClean(c proveCand, fi fs.FileInfo, st *syscall.Stat_t) bool {
 	if e.Size != uint32(st.Size) || e.Ino != uint32(st.Ino) || e.UID != st.Uid || e.GID != st.Gid {
 		return false
 	}
-	if int64(e.MtimeSec) != int64(uint32(st.Mtim.Sec)) || int64(e.MtimeNsec) != st.Mtim.Nsec ||
-		int64(e.CtimeSec) != int64(uint32(st.Ctim.Sec)) || int64(e.CtimeNsec) != st.Ctim.Nsec {
+	ms, mn, cs, cn := statTimes(st)
+	if int64(e.MtimeSec) != int64(uint32(ms)) || int64(e.MtimeNsec) != mn ||
+		int64(e.CtimeSec) != int64(uint32(cs)) || int64(e.CtimeNsec) != cn {
 		return false
 	}
 	// Racy git: a file changed in the same second the index was written
