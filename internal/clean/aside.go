@@ -26,6 +26,24 @@ func lockText(run, stamp string) string {
 	return fmt.Sprintf("git-taskclean %s %s: being saved and removed\n", run, stamp)
 }
 
+// markTemp is where the mark is written before it is linked into place.
+func markTemp(admin, run string) string { return filepath.Join(admin, "taskclean-"+run+".locked") }
+
+// markEntry locks an admin entry with the clean's mark. The mark is
+// written whole to a file of its own and then linked to "locked", which
+// fails if the entry is locked already: a kill can leave no empty,
+// ownerless lock behind (the random-kill loop found one, which a rerun then
+// took for a user's lock).
+func markEntry(admin, run, stamp string) error {
+	tmp := markTemp(admin, run)
+	if err := os.WriteFile(tmp, []byte(lockText(run, stamp)), 0o644); err != nil {
+		return err
+	}
+	err := os.Link(tmp, filepath.Join(admin, "locked"))
+	os.Remove(tmp)
+	return err
+}
+
 func ownLock(data []byte, run string) bool {
 	return strings.HasPrefix(string(data), "git-taskclean "+run+" ")
 }
@@ -47,13 +65,10 @@ func (c *cleaner) stopWriters(targets []*Target) []*Target {
 		}
 		w := t.W
 		if w.AdminDir != "" {
-			f, err := os.OpenFile(filepath.Join(w.AdminDir, "locked"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-			if err != nil {
+			if err := markEntry(w.AdminDir, c.opts.Run, c.res.Stamp); err != nil {
 				c.skip(t, "it was locked while the clean ran (or its entry cannot be written): "+shortErr(err))
 				continue
 			}
-			f.WriteString(lockText(c.opts.Run, c.res.Stamp))
-			f.Close()
 			t.locked = true
 		}
 		aside := w.Path + asideSuffix

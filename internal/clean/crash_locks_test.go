@@ -44,3 +44,32 @@ func TestCleanRemovesOwnEmptyLock(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanMarkLeftByKill: the clean marks each entry it stops with a lock
+// written whole before it is linked into place (an empty lock, which a kill
+// between creating and writing it used to leave, is what `git worktree
+// lock` without a reason writes: a rerun must respect it as a user's). A
+// kill before the link leaves only the clean's own temporary mark, which
+// the rerun removes, and the rerun finishes.
+func TestCleanMarkLeftByKill(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	d := s.dirtyByName(wt22)
+	// The mark of a worktree the clean keeps (2.1 is complete), so that
+	// only the recovery can remove it.
+	admin := strings.TrimSpace(git(t, s.wt(wt21), "rev-parse", "--absolute-git-dir"))
+	tmp := filepath.Join(admin, "taskclean-"+run+".locked")
+	if err := os.WriteFile(tmp, []byte("git-taskclean "+run+" 20260101T000000.000000000Z: being saved and removed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := mustClean(t, s.root, "--run", run)
+	if exists(tmp) {
+		t.Errorf("the rerun left the interrupted clean's mark %s", tmp)
+	}
+	if exists(d.path) {
+		t.Errorf("the rerun did not remove %s:\n%s", d.path, out)
+	}
+	if exists(filepath.Join(admin, "locked")) || !exists(s.wt(wt21)) {
+		t.Errorf("the kept worktree %s was locked or removed:\n%s", wt21, out)
+	}
+}

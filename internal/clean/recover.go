@@ -53,6 +53,7 @@ func recoverLeftovers(ctx context.Context, repo *gitcmd.Repo, run string, lock *
 		os.Remove(record)
 	}
 	for path, admin := range worktree.AdminDirs(repo.CommonDir) {
+		os.Remove(markTemp(admin, run))
 		lockFile := filepath.Join(admin, "locked")
 		data, err := os.ReadFile(lockFile)
 		if err != nil || !ownLock(data, run) {
