@@ -243,7 +243,6 @@ type cleaner struct {
 	// hashLen is 20 or 32: the repository's object format.
 	hashLen int
 	prefix  string
-	conv    *worktree.Conversion
 }
 
 // changed reports whether the clean changed the run (its report must be

@@ -140,6 +140,10 @@ func describeHolder(s string) string {
 	return fmt.Sprintf("pid %s on %s since %s", m["pid"], m["host"], m["started"])
 }
 
+// txnWindow bounds how long after its record a transaction of ours can
+// have taken a lock.
+const txnWindow = 10 * time.Second
+
 // txnPath is where a clean records the lock files of the ref transaction it
 // is running.
 func txnPath(commonDir, run string) string {
@@ -206,8 +210,12 @@ func staleTxnLocks(commonDir, run string) (own []string, record string) {
 			if err != nil {
 				continue
 			}
+			// git takes a transaction's locks within moments of its start;
+			// a lock made well after that is somebody else's, however
+			// old the record is.
 			fi, err := os.Lstat(p)
-			if err != nil || !fi.Mode().IsRegular() || fi.ModTime().UnixNano() < start-int64(time.Second) {
+			if err != nil || !fi.Mode().IsRegular() || fi.ModTime().UnixNano() < start-int64(time.Second) ||
+				fi.ModTime().UnixNano() > start+int64(txnWindow) {
 				continue
 			}
 			content, err := os.ReadFile(p)

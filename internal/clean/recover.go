@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -61,6 +62,24 @@ func recoverLeftovers(ctx context.Context, repo *gitcmd.Repo, run string, lock *
 		}
 		_, statErr := os.Lstat(path)
 		missing := errors.Is(statErr, os.ErrNotExist)
+		if !missing {
+			if _, err := os.Lstat(path + asideSuffix); err == nil {
+				// Something new was made at the path while the worktree was
+				// aside: neither is ours to move or delete. The entry keeps
+				// the clean's mark, so no clean touches it until a person
+				// has looked.
+				acts = append(acts, &Action{Op: OpSkipWorktree, Path: path, Reason: "an interrupted clean moved it to " + path + asideSuffix +
+					" and something new is now at " + path + "; both are left as they are: move one away, rename the other back, then unlock with git worktree unlock " + shellQuote(path)})
+				continue
+			}
+			if _, err := os.Lstat(path + deletingSuffix); err == nil {
+				// Saved and recorded before it was renamed so: finish.
+				if err := os.RemoveAll(path + deletingSuffix); err != nil {
+					return acts, errors.New("finish removing " + path + deletingSuffix + ": " + shortErr(err))
+				}
+				note(path+deletingSuffix, "finished removing it (its save is recorded)")
+			}
+		}
 		if missing {
 			if _, err := os.Lstat(path + asideSuffix); err == nil {
 				if err := os.Rename(path+asideSuffix, path); err != nil {
@@ -87,3 +106,5 @@ func recoverLeftovers(ctx context.Context, repo *gitcmd.Repo, run string, lock *
 	}
 	return acts, nil
 }
+
+func shellQuote(s string) string { return resume.ShellQuote(s) }

@@ -157,9 +157,31 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 		}
 		elsewhere := ""
 		if wts, err := worktree.List(ctx, repo); err == nil {
+			admins := worktree.AdminDirs(repo.CommonDir)
 			for _, o := range wts {
-				if o.Branch == ref && filepath.Clean(o.Path) != filepath.Clean(path) {
+				if filepath.Clean(o.Path) == filepath.Clean(path) || o.Bare {
+					continue
+				}
+				if o.Branch == ref {
 					elsewhere = o.Path
+				}
+				// A branch an operation there will write (a rebase, a
+				// bisect) is as taken as one checked out.
+				admin := admins[filepath.Clean(o.Path)]
+				if o.Main {
+					admin = repo.CommonDir
+				}
+				if admin == "" {
+					continue
+				}
+				held := heldBranches(admin)
+				if op, br := worktree.InProgress(admin); op != "" {
+					held = append(held, Operation{Op: op, Branch: br})
+				}
+				for _, h := range held {
+					if h.Branch == pick.Branch {
+						elsewhere = o.Path + " (a " + h.Op + " of it is in progress there)"
+					}
 				}
 			}
 		}
@@ -276,20 +298,57 @@ func writeRaw(ctx context.Context, repo *gitcmd.Repo, commit, dir string) error 
 		}
 		content := data[nl+1 : nl+1+size]
 		data = data[nl+1+size+1:]
-		target := filepath.Join(dir, filepath.FromSlash(f.path))
 		perm := os.FileMode(0o644)
 		if f.mode == "100755" {
 			perm = 0o755
 		}
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(target, content, perm); err != nil {
-			return err
-		}
-		if err := os.Chmod(target, perm); err != nil {
+		if err := writeInside(dir, f.path, content, perm); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeInside writes a file at rel under dir without following any
+// symbolic link on the way: a link where a directory is expected (which
+// could lead out of the worktree) is an error, and a link or file at rel
+// itself is replaced, never written through.
+func writeInside(dir, rel string, content []byte, perm os.FileMode) error {
+	parts := strings.Split(rel, "/")
+	cur := dir
+	for _, part := range parts[:len(parts)-1] {
+		if part == "" || part == "." || part == ".." {
+			return fmt.Errorf("refusing to write %s: not a plain path", rel)
+		}
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		switch {
+		case os.IsNotExist(err):
+			if err := os.Mkdir(cur, 0o755); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		case !fi.IsDir():
+			return fmt.Errorf("refusing to write %s: %s is not a directory (a symbolic link is never followed)", rel, cur)
+		}
+	}
+	target := filepath.Join(cur, parts[len(parts)-1])
+	if fi, err := os.Lstat(target); err == nil && !fi.IsDir() {
+		if err := os.Remove(target); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(content); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Chmod(target, perm)
 }

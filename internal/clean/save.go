@@ -30,9 +30,11 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 			continue
 		}
 		w := t.W
-		name := filepath.Base(w.Path)
+		// One name for every save of this worktree (worktree/, ignored/,
+		// raw/, admin/), so that a restore pairs them without guessing.
+		name := strings.TrimPrefix(names.name(c.prefix+"worktree/", filepath.Base(w.Path)), c.prefix+"worktree/")
 		a := &Action{Op: OpSaveWorktree, Task: w.TaskID(), Path: w.Path, Staged: w.Staged, Unstaged: w.Unstaged, Untracked: w.Untracked,
-			Ref: names.name(c.prefix+"worktree/", name)}
+			Ref: c.prefix + "worktree/" + name}
 		if c.opts.DryRun {
 			// What the save would hold, as the state read it.
 			t.ok = true
@@ -42,7 +44,7 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 				plan := worktree.PlanIgnored(w.Path, w.Ignored, c.opts.Budget)
 				t.dryIgnored = &plan
 				if len(plan.Save) > 0 {
-					c.add(&Action{Op: OpSaveIgnored, Task: w.TaskID(), Path: w.Path, Ref: names.name(c.prefix+"ignored/", name), Ignored: plan.Save})
+					c.add(&Action{Op: OpSaveIgnored, Task: w.TaskID(), Path: w.Path, Ref: c.prefix + "ignored/" + name, Ignored: plan.Save})
 				}
 			}
 			continue
@@ -69,17 +71,17 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 		}
 		if snap.Ignored != "" {
 			ia := c.add(&Action{Op: OpSaveIgnored, Task: w.TaskID(), Path: w.Path, Commit: snap.Ignored,
-				Ref: names.name(c.prefix+"ignored/", name), Ignored: snap.IgnoredPlan.Save})
+				Ref: c.prefix + "ignored/" + name, Ignored: snap.IgnoredPlan.Save})
 			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: ia.Ref, New: ia.Commit})
 		}
 		if snap.Raw != "" {
 			ra := c.add(&Action{Op: OpSaveRaw, Task: w.TaskID(), Path: w.Path, Commit: snap.Raw,
-				Ref: names.name(c.prefix+"raw/", name), Reason: fmt.Sprintf("%d file(s) git may convert (filter, line endings, ident), as they are on disk", len(snap.RawPaths))})
+				Ref: c.prefix + "raw/" + name, Reason: fmt.Sprintf("%d file(s) git may convert (filter, line endings, ident), as they are on disk", len(snap.RawPaths))})
 			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: ra.Ref, New: ra.Commit})
 		}
 		if admin != "" {
 			aa := c.add(&Action{Op: OpSaveAdmin, Task: w.TaskID(), Path: w.Path, Commit: admin,
-				Ref: names.name(c.prefix+"admin/", name), Reason: adminWhat(t)})
+				Ref: c.prefix + "admin/" + name, Reason: adminWhat(t)})
 			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: aa.Ref, New: aa.Commit})
 		}
 	}
@@ -123,13 +125,12 @@ func (c *cleaner) saveOne(t *Target) (*worktree.Snapshot, string, error) {
 	}
 	msg := fmt.Sprintf("taskclean %s: worktree %s\n\npath %s\nhead %s\nbranch %s\ntask %s\n",
 		c.opts.Run, filepath.Base(w.Path), strconv.Quote(w.Path), w.Head, branch, w.Task)
-	in := worktree.SaveInput{AdminDir: w.AdminDir, Head: w.Head, TmpDir: tmp, Msg: msg, Budget: c.opts.Budget, HashLen: c.hashLen,
-		Convert: c.conversion()}
+	in := worktree.SaveInput{AdminDir: w.AdminDir, Head: w.Head, TmpDir: tmp, Msg: msg, Budget: c.opts.Budget, HashLen: c.hashLen}
 	if t.Kind == kindRemove {
 		in.Dir = t.aside
 		// Checked again now that writers are stopped: git run in the
 		// directory must reach this worktree's entry and nothing else.
-		if why := foreignGit(t.aside, w.AdminDir); why != "" {
+		if why := foreignGit(t.aside, w.AdminDir, c.repo.CommonDir); why != "" {
 			return nil, "", errors.New(why)
 		}
 	}
@@ -239,8 +240,9 @@ func firstFew(items []string) string {
 }
 
 // tmpPrefix names the temporary folders of a clean of run; a later clean
-// of the run (holding its lock) removes those a crash left.
-func tmpPrefix(run string) string { return "taskclean-tmp-" + run + "-" }
+// of the run (holding its lock) removes those a crash left. "@" cannot be
+// in a run id, so run x1's prefix is no prefix of run x1-a's.
+func tmpPrefix(run string) string { return "taskclean-tmp-" + run + "@" }
 
 // restoreCommand is the one command that brings a saved worktree back.
 func (c *cleaner) restoreCommand(path string) string {
@@ -258,30 +260,4 @@ func snapTip(snap *worktree.Snapshot, head string) string {
 		return snap.Commit
 	}
 	return head
-}
-
-// conversion reads, once per clean, the configuration that makes git
-// convert bytes on their way into the index.
-func (c *cleaner) conversion() worktree.Conversion {
-	if c.conv != nil {
-		return *c.conv
-	}
-	conv := worktree.Conversion{}
-	out, _ := c.repo.Run(c.ctx, "config", "-z", "--get-regexp", `^core\.(autocrlf|eol|attributesfile)$`)
-	for _, kv := range strings.Split(string(out), "\x00") {
-		k, v, _ := strings.Cut(kv, "\n")
-		switch strings.ToLower(k) {
-		case "core.autocrlf":
-			conv.All = conv.All || v != "false"
-		case "core.eol":
-			conv.All = true
-		case "core.attributesfile":
-			conv.Attributes = true
-		}
-	}
-	if _, err := os.Stat(filepath.Join(c.repo.CommonDir, "info", "attributes")); err == nil {
-		conv.Attributes = true
-	}
-	c.conv = &conv
-	return conv
 }

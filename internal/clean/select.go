@@ -36,6 +36,10 @@ type Observed struct {
 	// Branches maps each worktree's path to the branch it has checked out,
 	// for every worktree of the repository.
 	Branches map[string]string
+	// Held lists, per worktree path, branches an operation there will
+	// update besides the one it names first: a bisect's starting branch
+	// under another operation, a `rebase --update-refs` list.
+	Held map[string][]Operation
 	// Foreign says why a worktree's .git does not lead to its own admin
 	// entry (rewritten to name another repository, replaced by a
 	// repository): git run there would read and write somewhere else.
@@ -174,6 +178,13 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 			paths = append(paths, p)
 		}
 	}
+	for p := range obs.Held {
+		if _, ok := obs.Branches[p]; !ok {
+			if _, ok := obs.InProgress[p]; !ok {
+				paths = append(paths, p)
+			}
+		}
+	}
 	sort.Strings(paths)
 	for _, p := range paths {
 		if targetPath[p] {
@@ -189,9 +200,11 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 			holders[b] = fmt.Sprintf("branch %s is checked out in %s (%s); free it with: git -C %s switch --detach",
 				b, p, why, resume.ShellQuote(p))
 		}
-		if op := obs.InProgress[p]; op.Branch != "" {
-			holders[op.Branch] = fmt.Sprintf("branch %s: a %s of it is in progress in %s (%s); finish it, or abort it with: git -C %s %s",
-				op.Branch, op.Op, p, why, resume.ShellQuote(p), abortCommand(op.Op))
+		for _, op := range append([]Operation{obs.InProgress[p]}, obs.Held[p]...) {
+			if op.Branch != "" {
+				holders[op.Branch] = fmt.Sprintf("branch %s: a %s of it is in progress in %s (%s); finish it, or abort it with: git -C %s %s",
+					op.Branch, op.Op, p, why, resume.ShellQuote(p), abortCommand(op.Op))
+			}
 		}
 	}
 	for _, bt := range brs {
@@ -308,7 +321,7 @@ func canonical(p string) string {
 func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[string]bool) Observed {
 	obs := Observed{InProgress: map[string]Operation{}, Modules: map[string][]string{},
 		Nested: map[string][]string{}, LastChange: map[string]time.Time{}, Branches: map[string]string{},
-		Foreign: map[string]string{}}
+		Foreign: map[string]string{}, Held: map[string][]Operation{}}
 	admins := worktree.AdminDirs(repo.CommonDir)
 	cwd := opts.Cwd
 	if cwd == "" {
@@ -333,6 +346,9 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 		if admin != "" {
 			if op, br := worktree.InProgress(admin); op != "" {
 				obs.InProgress[w.Path] = Operation{Op: op, Branch: br}
+			}
+			if held := heldBranches(admin); len(held) > 0 {
+				obs.Held[w.Path] = held
 			}
 		}
 		if w.Branch != "" {
@@ -361,7 +377,7 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 		if w.Missing || w.Broken || w.Error != "" || w.Main || w.Current {
 			continue
 		}
-		if why := foreignGit(w.Path, w.AdminDir); why != "" {
+		if why := foreignGit(w.Path, w.AdminDir, repo.CommonDir); why != "" {
 			obs.Foreign[w.Path] = why
 		}
 		if n := worktree.NestedRepos(w.Path); len(n) > 0 {
@@ -390,8 +406,10 @@ func taskOfBranch(st *resume.State, name string) string {
 	return ""
 }
 
-// foreignGit says why dir's .git does not lead to admin, or "".
-func foreignGit(dir, admin string) string {
+// foreignGit says why dir's .git does not lead to admin, or admin's
+// commondir to this repository, or "": git run there would read and write
+// another repository.
+func foreignGit(dir, admin, commonDir string) string {
 	fi, err := os.Lstat(filepath.Join(dir, ".git"))
 	switch {
 	case err != nil:
@@ -408,5 +426,53 @@ func foreignGit(dir, admin string) string {
 	if admin == "" || aerr != nil || gerr != nil || !os.SameFile(a, g) {
 		return "its .git file names " + gd + ", not its admin entry " + admin
 	}
+	data, err := os.ReadFile(filepath.Join(admin, "commondir"))
+	if err != nil {
+		return "its admin entry has no commondir file"
+	}
+	cd := strings.TrimSpace(string(data))
+	if !filepath.IsAbs(cd) {
+		cd = filepath.Join(admin, cd)
+	}
+	c, cerr := os.Stat(cd)
+	r, rerr := os.Stat(commonDir)
+	if cerr != nil || rerr != nil || !os.SameFile(c, r) {
+		return "its admin entry's commondir names " + cd + ", not this repository"
+	}
 	return ""
+}
+
+// heldBranches reads the branches an operation stopped in a worktree (its
+// private git directory gitDir) will write besides HEAD's: the branch a
+// bisect started from (even under a merge or rebase, which InProgress
+// names first) and the branches `git rebase --update-refs` will move.
+// git itself refuses to delete any of them.
+func heldBranches(gitDir string) []Operation {
+	var held []Operation
+	if data, err := os.ReadFile(filepath.Join(gitDir, "BISECT_START")); err == nil {
+		if b := strings.TrimSpace(string(data)); b != "" && !isHex(b) {
+			held = append(held, Operation{Op: "bisect", Branch: strings.TrimPrefix(b, "refs/heads/")})
+		}
+	}
+	for _, dir := range []string{"rebase-merge", "rebase-apply"} {
+		data, err := os.ReadFile(filepath.Join(gitDir, dir, "update-refs"))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if b, ok := strings.CutPrefix(strings.TrimSpace(line), "refs/heads/"); ok {
+				held = append(held, Operation{Op: "rebase", Branch: b})
+			}
+		}
+	}
+	return held
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return len(s) >= 40
 }

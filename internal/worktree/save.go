@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -70,19 +69,6 @@ type SaveInput struct {
 	Budget Budget
 	// HashLen is 20 for SHA-1 repositories, 32 for SHA-256.
 	HashLen int
-	// Convert says what of git's configuration may convert bytes on their
-	// way into the index (line endings, filters, ident).
-	Convert Conversion
-}
-
-// Conversion is what, beside .gitattributes files in the worktree, makes
-// git change bytes between the working tree and the index.
-type Conversion struct {
-	// All: core.autocrlf or core.eol is set, so any text file may change.
-	All bool
-	// Attributes: attributes come from outside the worktree too
-	// (info/attributes, core.attributesFile).
-	Attributes bool
 }
 
 // Snapshot is the saved state of a worktree: one commit whose first parent
@@ -474,7 +460,6 @@ func LastChange(path string) time.Time {
 func saveRaw(in SaveInput, snap *Snapshot,
 	run func(string, []byte, ...string) (string, error), commit func(string, []string, string) (string, error)) error {
 	entries := map[string]IndexEntry{}
-	attrFile := in.Convert.Attributes
 	for _, idx := range snap.Indexes {
 		es, err := ReadIndex(idx, in.HashLen)
 		if err != nil {
@@ -488,12 +473,9 @@ func saveRaw(in SaveInput, snap *Snapshot,
 				continue
 			}
 			entries[e.Path] = e
-			if path.Base(e.Path) == ".gitattributes" {
-				attrFile = true
-			}
 		}
 	}
-	if !in.Convert.All && !attrFile || len(entries) == 0 {
+	if len(entries) == 0 {
 		return nil
 	}
 	paths := make([]string, 0, len(entries))
@@ -501,8 +483,23 @@ func saveRaw(in SaveInput, snap *Snapshot,
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	// What converts is read where git reads it for this worktree: its own
+	// configuration (system, global, the repository's, the worktree's,
+	// included files) and every attributes file (the worktree's, the
+	// repository's, the global and system ones).
+	all := false
+	cfg, _ := run(filepath.Join(in.TmpDir, "index"), nil, "config", "-z", "--get-regexp", `^core\.(autocrlf|eol)$`)
+	for _, kv := range strings.Split(cfg, "\x00") {
+		k, v, _ := strings.Cut(kv, "\n")
+		switch strings.ToLower(k) {
+		case "core.autocrlf":
+			all = all || v != "false"
+		case "core.eol":
+			all = true
+		}
+	}
 	cands := paths
-	if !in.Convert.All {
+	if !all {
 		out, err := run(filepath.Join(in.TmpDir, "index"), []byte(strings.Join(paths, "\x00")+"\x00"),
 			"check-attr", "-z", "--stdin", "filter", "ident", "text", "eol", "crlf", "working-tree-encoding")
 		if err != nil {
@@ -522,10 +519,6 @@ func saveRaw(in SaveInput, snap *Snapshot,
 			}
 		}
 	}
-	// Every file git may convert is kept as it is, not only those whose
-	// bytes differ from what git stored: git would convert them again on
-	// the way out (a file written before core.autocrlf was set would come
-	// back with other line endings). The proof must hash those that differ.
 	var differ []string
 	snap.RawPaths = map[string]bool{}
 	for _, p := range cands {
@@ -541,7 +534,11 @@ func saveRaw(in SaveInput, snap *Snapshot,
 	if len(differ) == 0 {
 		return nil
 	}
-	out, err := run(filepath.Join(in.TmpDir, "index"), []byte(strings.Join(differ, "\n")+"\n"),
+	var list strings.Builder
+	for _, p := range differ {
+		list.WriteString(cQuote(p) + "\n")
+	}
+	out, err := run(filepath.Join(in.TmpDir, "index"), []byte(list.String()),
 		"hash-object", "-w", "--no-filters", "--stdin-paths")
 	if err != nil {
 		return err
@@ -567,4 +564,27 @@ func saveRaw(in SaveInput, snap *Snapshot,
 	}
 	snap.Indexes = append(snap.Indexes, ridx)
 	return nil
+}
+
+// cQuote quotes a path the way git reads a quoted line of --stdin-paths:
+// in double quotes, with \" \\ and every byte outside printable ASCII as
+// an octal escape. Every path is quoted, so that one that starts with a
+// quote, or holds a newline, reaches git as it is.
+func cQuote(p string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&b, "\\%03o", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -99,7 +99,7 @@ func action(c *cli.Context, stdout io.Writer) error {
 		// --undo takes an optional stamp: the clean to undo.
 		stamp = c.Args().First()
 		if !clean.ValidStamp(stamp) {
-			return &cliutil.UsageError{Msg: fmt.Sprintf("--undo %s: not a stamp (list them with: git taskclean --run <run> --backups)", resume.Display(stamp))}
+			return &cliutil.UsageError{Msg: fmt.Sprintf("--undo %s: not a stamp (list them with: git taskclean --run %s --backups)", resume.Display(stamp), resume.Display(c.String("run")))}
 		}
 	} else if c.NArg() > 0 {
 		return &cliutil.UsageError{Msg: fmt.Sprintf("unexpected argument %q: the run is given with --run <run>", c.Args().First())}
