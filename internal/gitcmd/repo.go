@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -284,24 +285,27 @@ func (r *Repo) UpdateRefs(ctx context.Context, updates []RefUpdate) error {
 		return nil
 	}
 	var in strings.Builder
-	for _, u := range updates {
-		switch u.Op {
-		case "create":
-			fmt.Fprintf(&in, "create %s %s\n", u.Ref, u.New)
-		case "delete":
-			if u.Old == "" {
-				fmt.Fprintf(&in, "delete %s\n", u.Ref)
-			} else {
-				fmt.Fprintf(&in, "delete %s %s\n", u.Ref, u.Old)
-			}
-		default:
-			fmt.Fprintf(&in, "update %s %s %s\n", u.Ref, u.New, u.Old)
-		}
-	}
+	writeUpdates(&in, updates)
 	w := r.Runner
 	w.Write = true
 	_, err := w.RunInput(ctx, []byte(in.String()), "update-ref", "--stdin")
 	return err
+}
+
+// writeUpdates writes updates as `git update-ref --stdin` commands.
+func writeUpdates(w io.Writer, updates []RefUpdate) {
+	for _, u := range updates {
+		switch {
+		case u.Op == "create":
+			fmt.Fprintf(w, "create %s %s\n", u.Ref, u.New)
+		case u.Op == "delete" && u.Old == "":
+			fmt.Fprintf(w, "delete %s\n", u.Ref)
+		case u.Op == "delete":
+			fmt.Fprintf(w, "delete %s %s\n", u.Ref, u.Old)
+		default:
+			fmt.Fprintf(w, "update %s %s %s\n", u.Ref, u.New, u.Old)
+		}
+	}
 }
 
 // SavedRef is a ref with the parents and message body of its commit.

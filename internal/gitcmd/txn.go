@@ -42,20 +42,7 @@ func (r *Repo) UpdateRefsPrepared(ctx context.Context, updates []RefUpdate, prep
 	}
 	var in bytes.Buffer
 	in.WriteString("start\n")
-	for _, u := range updates {
-		switch u.Op {
-		case "create":
-			fmt.Fprintf(&in, "create %s %s\n", u.Ref, u.New)
-		case "delete":
-			if u.Old == "" {
-				fmt.Fprintf(&in, "delete %s\n", u.Ref)
-			} else {
-				fmt.Fprintf(&in, "delete %s %s\n", u.Ref, u.Old)
-			}
-		default:
-			fmt.Fprintf(&in, "update %s %s %s\n", u.Ref, u.New, u.Old)
-		}
-	}
+	writeUpdates(&in, updates)
 	in.WriteString("prepare\n")
 	args := []string{"update-ref", "--stdin"}
 	trace(r.Dir, args)

@@ -375,22 +375,8 @@ func copyFile(src, dst string) error {
 // prune` does, for one entry only (prune itself would take other runs'
 // entries too).
 func PruneEntry(commonDir, path string) error {
-	admin := filepath.Join(commonDir, "worktrees")
-	entries, err := os.ReadDir(admin)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		dir := filepath.Join(admin, e.Name())
-		data, err := os.ReadFile(filepath.Join(dir, "gitdir"))
-		if err != nil {
-			continue
-		}
-		raw := strings.TrimRight(string(data), "\r\n")
-		named := strings.TrimSuffix(raw, "/.git")
-		if named == path || filepath.Join(dir, named) == path || strings.TrimSuffix(filepath.Join(dir, raw), "/.git") == path {
-			return os.RemoveAll(dir)
-		}
+	if dir, ok := AdminDirs(commonDir)[filepath.Clean(path)]; ok {
+		return os.RemoveAll(dir)
 	}
 	return fmt.Errorf("no admin entry registers %s", path)
 }

@@ -241,10 +241,12 @@ func AdminDirs(commonDir string) map[string]string {
 			continue
 		}
 		raw := strings.TrimRight(string(data), "\r\n")
-		if !filepath.IsAbs(raw) {
-			raw = filepath.Join(dir, raw)
-		}
+		// Under the name as it is written (git lists a damaged entry so)
+		// and, when relative, as it resolves from the entry.
 		res[filepath.Clean(strings.TrimSuffix(raw, "/.git"))] = dir
+		if !filepath.IsAbs(raw) {
+			res[filepath.Clean(strings.TrimSuffix(filepath.Join(dir, raw), "/.git"))] = dir
+		}
 	}
 	return res
 }
