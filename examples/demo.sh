@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replays the crash of ../shared/reference/resume-from-failure-example.md in a
+# Replays the reference crash-and-resume example (a seven-task plan) in a
 # throw-away repository and shows what git taskresume and git taskclean say.
 #
 #   examples/demo.sh            build the crash, report, clean, report again

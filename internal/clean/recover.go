@@ -69,7 +69,7 @@ func recoverLeftovers(ctx context.Context, repo *gitcmd.Repo, run string, lock *
 				// the clean's mark, so no clean touches it until a person
 				// has looked.
 				acts = append(acts, &Action{Op: OpSkipWorktree, Path: path, Reason: "an interrupted clean moved it to " + path + asideSuffix +
-					" and something new is now at " + path + "; both are left as they are: move one away, rename the other back, then unlock with git worktree unlock " + shellQuote(path)})
+					" and something new is now at " + path + "; both are left as they are: move one away, rename the other back, then unlock with git worktree unlock " + resume.ShellQuote(path)})
 				continue
 			}
 			if _, err := os.Lstat(path + deletingSuffix); err == nil {
@@ -106,5 +106,3 @@ func recoverLeftovers(ctx context.Context, repo *gitcmd.Repo, run string, lock *
 	}
 	return acts, nil
 }
-
-func shellQuote(s string) string { return resume.ShellQuote(s) }

@@ -212,7 +212,7 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 		case "save_raw":
 			fmt.Fprintf(w, "%ssave the bytes of %s as %s\n", would, q(a.Reason), a.Ref)
 		case "save_admin":
-			if a.Op == "save_admin" && a.Done || res.DryRun {
+			if a.Done || res.DryRun { // a restore lists the kept admin state as a note (not done)
 				fmt.Fprintf(w, "%ssave the %s of %s as %s\n", would, q(a.Reason), rel(a.Path), a.Ref)
 			} else {
 				fmt.Fprintf(w, "note: %s\n", q(a.Reason))
