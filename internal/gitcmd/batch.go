@@ -1,0 +1,211 @@
+package gitcmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// Objects reads objects by name ("<commit>:<path>") from one long-lived
+// `git cat-file --batch`, so that looking a plan up in several commits, each
+// in several places, costs one git process instead of one per question.
+type Objects struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr strings.Builder
+	err    error
+}
+
+// Object is what cat-file found under a name. Type is "" when nothing is
+// there.
+type Object struct {
+	OID  string
+	Type string // blob, tree, commit, tag
+	Data []byte
+}
+
+// TreeEntry is one entry of a tree object.
+type TreeEntry struct {
+	Mode string // "40000" for a directory, "100644"/"100755" files, "120000" links
+	Name string
+	OID  string
+}
+
+// IsDir says whether the entry is a directory (a subtree).
+func (e TreeEntry) IsDir() bool { return e.Mode == "40000" }
+
+// ObjectReader starts the reader. Close it when done.
+func (r *Repo) ObjectReader(ctx context.Context) (*Objects, error) {
+	args := []string{"cat-file", "--batch"}
+	trace(r.Dir, args)
+	processes.Add(1)
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = r.Dir
+	cmd.Env = append(environ(r.Worktree), "GIT_OPTIONAL_LOCKS=0")
+	o := &Objects{cmd: cmd}
+	cmd.Stderr = &o.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("git cat-file: %w", err)
+	}
+	o.in, o.out = in, bufio.NewReaderSize(out, 64<<10)
+	return o, nil
+}
+
+// Get returns the object called name; Type "" when there is none. An error
+// means the reader is broken and answers no more.
+func (o *Objects) Get(name string) (Object, error) {
+	if o.err != nil {
+		return Object{}, o.err
+	}
+	if strings.ContainsAny(name, "\n\r") {
+		// cat-file reads one name a line: such a name cannot be asked
+		// for, and no plan path holds one.
+		return Object{}, nil
+	}
+	if _, err := io.WriteString(o.in, name+"\n"); err != nil {
+		return Object{}, o.fail(err)
+	}
+	header, err := o.out.ReadString('\n')
+	if err != nil {
+		return Object{}, o.fail(err)
+	}
+	header = strings.TrimSuffix(header, "\n")
+	// "<name> missing" and "<name> ambiguous" answer a name that is not
+	// there; the name may itself hold spaces, so look at the last word.
+	if strings.HasSuffix(header, " missing") || strings.HasSuffix(header, " ambiguous") {
+		return Object{}, nil
+	}
+	f := strings.Fields(header)
+	if len(f) != 3 {
+		return Object{}, o.fail(fmt.Errorf("unexpected answer %q", header))
+	}
+	size, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil || size < 0 {
+		return Object{}, o.fail(fmt.Errorf("unexpected size in %q", header))
+	}
+	data := make([]byte, size+1) // the object and its closing newline
+	if _, err := io.ReadFull(o.out, data); err != nil {
+		return Object{}, o.fail(err)
+	}
+	return Object{OID: f[0], Type: f[1], Data: data[:size]}, nil
+}
+
+func (o *Objects) fail(err error) error {
+	if msg := firstLine(o.stderr.String()); msg != "" {
+		err = fmt.Errorf("%s (%w)", msg, err)
+	}
+	o.err = fmt.Errorf("git cat-file --batch: %w", err)
+	return o.err
+}
+
+// Tree lists the tree called name; nil when there is none or it is not a
+// tree.
+func (o *Objects) Tree(name string) ([]TreeEntry, error) {
+	obj, err := o.Get(name)
+	if err != nil || obj.Type != "tree" {
+		return nil, err
+	}
+	return ParseTree(obj.Data, len(obj.OID)/2)
+}
+
+// ParseTree reads git's binary tree format: "<mode> <name>\0<raw id>" per
+// entry, with ids of hashLen bytes (20 for SHA-1, 32 for SHA-256).
+func ParseTree(data []byte, hashLen int) ([]TreeEntry, error) {
+	var out []TreeEntry
+	for len(data) > 0 {
+		sp := strings.IndexByte(string(data[:min(len(data), 16)]), ' ')
+		if sp <= 0 {
+			return nil, errors.New("malformed tree: no mode")
+		}
+		nul := -1
+		for i := sp + 1; i < len(data); i++ {
+			if data[i] == 0 {
+				nul = i
+				break
+			}
+		}
+		if nul < 0 || nul+1+hashLen > len(data) {
+			return nil, errors.New("malformed tree: entry cut short")
+		}
+		out = append(out, TreeEntry{Mode: string(data[:sp]), Name: string(data[sp+1 : nul]),
+			OID: fmt.Sprintf("%x", data[nul+1:nul+1+hashLen])})
+		data = data[nul+1+hashLen:]
+	}
+	return out, nil
+}
+
+// Close stops the reader.
+func (o *Objects) Close() error {
+	if o == nil || o.cmd == nil {
+		return nil
+	}
+	o.in.Close()
+	err := o.cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && o.err != nil {
+		return nil // already reported by the call that broke
+	}
+	if err != nil && !errors.Is(err, os.ErrClosed) {
+		return fmt.Errorf("git cat-file --batch: %w", err)
+	}
+	return nil
+}
+
+// Independent returns the commits of oids that no other of them reaches
+// (git merge-base --independent): the newest copies when one history holds
+// another.
+func (r *Repo) Independent(ctx context.Context, oids []string) ([]string, error) {
+	if len(oids) < 2 {
+		return oids, nil
+	}
+	if err := checkRevs(oids); err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, append([]string{"merge-base", "--independent"}, oids...)...)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(out)), nil
+}
+
+// LastChange is the committer time (Unix seconds) of the newest commit
+// reachable from rev and from none of not that changed one of paths; 0 when
+// none did. The walk stops where rev's history meets the others', so it
+// costs what the histories diverged by, not the repository's size.
+func (r *Repo) LastChange(ctx context.Context, rev string, not []string, paths []string) (int64, error) {
+	if err := checkRevs([]string{rev}, not); err != nil {
+		return 0, err
+	}
+	args := []string{"log", "-1", "--format=%ct", "--end-of-options", rev}
+	for _, n := range not {
+		args = append(args, "^"+n)
+	}
+	args = append(args, "--")
+	for _, p := range paths {
+		args = append(args, ":(top,literal)"+p)
+	}
+	out, err := r.Run(ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	s := strings.TrimSpace(string(out))
+	if s == "" {
+		return 0, nil
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
