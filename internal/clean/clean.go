@@ -172,10 +172,14 @@ func gatherOpts(opts Options, light bool) resume.Options {
 func checkTasks(st *resume.State, opts Options) (map[string]bool, error) {
 	want := map[string]bool{}
 	for _, id := range opts.Tasks {
-		if st.Plan == nil || st.Plan.Task(id) == nil {
+		if st.Plan == nil {
+			return nil, &resume.InputError{Msg: "--task " + id + ": " + st.NoPlan()}
+		}
+		t := st.Plan.Task(id)
+		if t == nil {
 			return nil, &resume.InputError{Msg: fmt.Sprintf("--task %s: no such task in the plan of run %s", id, opts.Run)}
 		}
-		want[id] = true
+		want[t.ID] = true // either separator names the task: 1.1 is the plan's 1-1
 	}
 	return want, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
@@ -35,7 +36,9 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 	}
 	abs = filepath.Clean(abs)
 	matches := func(it *SavedItem) bool {
-		return it.Kind == "worktree" && (it.Task != "" && it.Task == want || filepath.Clean(it.Path) == abs ||
+		// Either separator names a task: "1.1" is the save of task "1-1".
+		sameTask := it.Task != "" && (it.Task == want || plan.SameTaskID(it.Task, want))
+		return it.Kind == "worktree" && (sameTask || filepath.Clean(it.Path) == abs ||
 			it.Task == "" && filepath.Base(it.Path) == resume.WorktreeName(opts.Run, want))
 	}
 	pick, pickStamp := newestSave(all, matches)

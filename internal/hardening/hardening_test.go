@@ -275,7 +275,9 @@ func planErrorCases() []struct {
 	}{
 		{"duplicate task id", []byte("# Plan\n\nRun ID: x1\n\n## Phase 1: A (Sequential)\n\n### Task 1.1: One\n### Task 1.1: Two\n"), 8, []string{"duplicate task id 1.1", "line 7"}},
 		{"duplicate task id across phases", []byte("Run ID: x1\n## Phase 1: A (Sequential)\n### Task 1.1: One\n## Phase 2: B (Parallel)\n### Task 1.1: Again\n"), 5, []string{"duplicate"}},
-		{"no run id", []byte("# Plan\n\n## Phase 1: A (Sequential)\n### Task 1.1: One\n"), 1, []string{"no run id"}},
+		{"template placeholder", []byte("Run ID: x1\n## Phase {N}: {Phase Name}\n### Task {ID}: {Name}\n"), 2, []string{"placeholder"}},
+		{"misspelt task heading", []byte("Run ID: x1\n## Phase 1: A (Sequential)\n### Task 1.1: One\n### Taks 1.2: Two\n"), 4, []string{"Taks"}},
+		{"misspelt mode", []byte("Run ID: x1\n## Phase 1: A (Paralel)\n### Task 1.1: One\n"), 2, []string{"Paralel"}},
 		{"task outside any phase", []byte("Run ID: x1\n\n### Task 1.1: One\n## Phase 1: A (Parallel)\n### Task 1.2: Two\n"), 3, []string{"outside any phase"}},
 		{"run id differs from the argument", []byte("# Plan\nRun ID: other7\n## Phase 1: A (Sequential)\n### Task 1.1: One\n"), 2, []string{"other7", "x1"}},
 		{"two different run ids", []byte("Run ID: x1\n## Phase 1: A (Sequential)\n### Task 1.1: One\nRun ID: x2\n"), 4, []string{"x2", "x1"}},
@@ -585,21 +587,24 @@ func TestBareWorktreeLayout(t *testing.T) {
 			t.Errorf("completed %d/%d (1.1 %s); want 1/4 with 1.1 completed", rep.CompletedTasks, rep.TotalTasks, rep.taskStatus("1.1"))
 		}
 	}
+	// A bare repository has no main worktree whose files hold the plan:
+	// the copy read is the base's (main), whichever worktree the command
+	// runs in.
 	t.Run("from the linked worktree", func(t *testing.T) {
 		rep := report(t, wt)
-		check(t, rep, "specs/x1/plan.md")
+		check(t, rep, "main:specs/x1/plan.md")
 		if len(rep.StaleWorktrees) != 1 || rep.StaleWorktrees[0] != stale {
 			t.Errorf("stale worktrees %v, want [%s]", rep.StaleWorktrees, stale)
 		}
 	})
 	t.Run("from a subdirectory of the linked worktree", func(t *testing.T) {
-		check(t, report(t, filepath.Join(wt, "src")), "specs/x1/plan.md")
+		check(t, report(t, filepath.Join(wt, "src")), "main:specs/x1/plan.md")
 	})
 	t.Run("from the bare directory with REV:PATH", func(t *testing.T) {
 		check(t, report(t, bare, "--plan", "main:specs/x1/plan.md"), "main:specs/x1/plan.md")
 	})
 	t.Run("from the bare directory with the default plan", func(t *testing.T) {
-		check(t, report(t, bare), "HEAD:specs/x1/plan.md")
+		check(t, report(t, bare), "main:specs/x1/plan.md")
 	})
 	t.Run("clean from the bare directory", func(t *testing.T) {
 		res := clean(t, bare, "--plan", "main:specs/x1/plan.md")
@@ -1206,10 +1211,13 @@ func TestJSONOutput(t *testing.T) {
 	t.Run("taskresume --list --json", func(t *testing.T) {
 		r := run(t, dir, "taskresume", "--list", "--json")
 		assertOK(t, r)
-		var list []map[string]any
-		decodeOne(t, r, &list)
-		if len(list) != 1 || list[0]["run_id"] != run1 {
-			t.Errorf("list %v: want run x1 only", list)
+		var doc struct {
+			SchemaVersion int              `json:"schema_version"`
+			Runs          []map[string]any `json:"runs"`
+		}
+		decodeOne(t, r, &doc)
+		if doc.SchemaVersion != 1 || len(doc.Runs) != 1 || doc.Runs[0]["run_id"] != run1 {
+			t.Errorf("list %+v: want schema_version 1 and run x1 only", doc)
 		}
 	})
 	t.Run("taskresume --next", func(t *testing.T) {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -43,7 +44,14 @@ func checkRefFormat(ref string) error {
 var errorSeeds = []string{
 	"",
 	"Run ID: r\n",
-	"# Plan\n## Phase 1: P\n### Task 1.1: A\n",
+	"---\nrunId: r\n",
+	"<!-- c\n-->\n---\nrun_id: '${runId}'\n---\n",
+	"## Phsae 2: y\n### Taks 3.1: x\n",
+	"## Phase 2 Features (Parallel)\n",
+	"## Phase 1: P (Paralel)\n**Strategy**: parallel|sequential\n",
+	"## Phase 1: P (Parallel)\n**Strategy**: Sequential\n### Task 1: A\n",
+	"## Phase {N}: {Phase Name}\n### Task {ID}: {Name}\n",
+	"## Phase 1: P\n### Task 1.1: A\n### Task 1-1: B\n",
 	"Run ID: r\n### Task 1.1: A\n",
 	"Run ID: r\n## Phase 1: P (Parallel)\n### Task 2.1: A\n### Task 2.1: B\n",
 	"Run ID: r\n## Phase 1: P\n### Task 1.a: A\n",
@@ -63,6 +71,8 @@ func FuzzParse(f *testing.F) {
 	f.Add(example)
 	f.Add([]byte(strings.ReplaceAll(string(example), "\n", "\r\n")))
 	f.Add([]byte("\uFEFF**Run ID:** `r.1`\r## Phase 2: X\r### Task 2.1.3: 🚀 (XL - 2-3h) ##\r\t* meta\r~~~\r### Task 9: no\r~~~\r"))
+	f.Add([]byte("<!-- x -->\n---\nrunId: \"ab12\"\n---\n# Phase 3 - PARALLEL (6h) - Run:\n- Strategy: parallel (why)\n## Task 4: A (M)\n**Complexity**: M (4h)\n**Dependencies:**\n- Task 1.1 (x)\n- None\n"))
+	f.Add([]byte("## Phase 1: F (sequential)\n- [ ] **Task 1.1**: Add | repo: a | files: b\n- [x] Task 1-2: B\n"))
 	for _, s := range errorSeeds {
 		f.Add([]byte(s))
 	}
@@ -83,11 +93,13 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if err := ValidateRunID(p.RunID); err != nil {
-			t.Fatalf("accepted run id: %v", err)
-		}
-		if p.RunIDLine < 1 {
-			t.Fatalf("run id line %d", p.RunIDLine)
+		if p.RunID != "" || p.RunIDLine != 0 {
+			if err := ValidateRunID(p.RunID); err != nil {
+				t.Fatalf("accepted run id: %v", err)
+			}
+			if p.RunIDLine < 1 {
+				t.Fatalf("run id line %d", p.RunIDLine)
+			}
 		}
 		tasks := p.Tasks()
 		if len(tasks) == 0 {
@@ -104,6 +116,9 @@ func FuzzParse(f *testing.F) {
 			if ph.Mode != Sequential && ph.Mode != Parallel {
 				t.Fatalf("phase %d mode %q", ph.Number, ph.Mode)
 			}
+			if ph.ModeGiven != (ph.ModeLine >= ph.Line) || !ph.ModeGiven && (ph.Mode != Sequential || ph.ModeLine != 0) {
+				t.Fatalf("phase %d mode %q given %v at line %d", ph.Number, ph.Mode, ph.ModeGiven, ph.ModeLine)
+			}
 			if ph.Line <= line {
 				t.Fatalf("phase %d at line %d is not after line %d", ph.Number, ph.Line, line)
 			}
@@ -115,10 +130,10 @@ func FuzzParse(f *testing.F) {
 				if !ValidTaskID(tk.ID) {
 					t.Fatalf("accepted task id %q", tk.ID)
 				}
-				if seen[tk.ID] {
+				if seen[CanonicalID(tk.ID)] {
 					t.Fatalf("duplicate task id %q", tk.ID)
 				}
-				seen[tk.ID] = true
+				seen[CanonicalID(tk.ID)] = true
 				if p.Task(tk.ID) != tk {
 					t.Fatalf("Task(%q) does not find it", tk.ID)
 				}
@@ -129,27 +144,36 @@ func FuzzParse(f *testing.F) {
 				if tk.Title == "" || tk.Title != trimBlank(tk.Title) || !utf8.ValidString(tk.Title) {
 					t.Fatalf("task %s title %q", tk.ID, tk.Title)
 				}
-				if (tk.Size == "") != (tk.Estimate == "") {
+				if tk.Size != trimBlank(tk.Size) || tk.Estimate != trimBlank(tk.Estimate) {
 					t.Fatalf("task %s size %q estimate %q", tk.ID, tk.Size, tk.Estimate)
+				}
+				for _, d := range tk.DependsOn {
+					if !ValidTaskID(d) {
+						t.Fatalf("task %s depends on %q", tk.ID, d)
+					}
 				}
 				for _, m := range tk.Meta {
 					if m == "" || m != trimBlank(m) || strings.ContainsAny(m, "\r\n") {
 						t.Fatalf("task %s meta %q", tk.ID, m)
 					}
 				}
-				branch := BranchName(p.RunID, tk)
+				branch := BranchName(cmp.Or(p.RunID, "r"), tk)
 				if err := checkRefFormat("refs/heads/" + branch); err != nil {
 					t.Fatalf("branch %q is not a valid ref: %v", branch, err)
 				}
-				if !strings.HasPrefix(branch+"-", BranchPrefix(p.RunID, tk.ID)) {
-					t.Fatalf("branch %q does not start with its prefix %q", branch, BranchPrefix(p.RunID, tk.ID))
+				if !strings.HasPrefix(branch+"-", BranchPrefix(cmp.Or(p.RunID, "r"), tk.ID)) {
+					t.Fatalf("branch %q does not start with its prefix %q", branch, BranchPrefix(cmp.Or(p.RunID, "r"), tk.ID))
 				}
 			}
 		}
 		if len(seen) != len(tasks) {
 			t.Fatalf("Tasks() returned %d, phases hold %d", len(tasks), len(seen))
 		}
-		for _, ref := range []string{"refs/heads/" + p.RunID + "-main", "refs/taskclean/" + p.RunID + "/x"} {
+		run := p.RunID
+		if run == "" {
+			run = "r" // what a caller takes from the directory instead
+		}
+		for _, ref := range []string{"refs/heads/" + run + "-main", "refs/taskclean/" + run + "/x"} {
 			if err := checkRefFormat(ref); err != nil {
 				t.Fatalf("%q: %v", ref, err)
 			}

@@ -1,6 +1,6 @@
-// Package plan reads the Markdown task plan of a run (SPEC section 1) and
-// derives the names that git-taskresume and git-taskclean give to its tasks
-// (SPEC section 2).
+// Package plan reads the Markdown task plan of a run and derives the names
+// that git-taskresume and git-taskclean give to its tasks. docs/PLAN-FORMAT.md
+// lists every form it accepts.
 //
 // The parser reads the plan one line at a time and never uses regular
 // expressions or backtracking, so its cost stays linear in the size of the
@@ -8,12 +8,10 @@
 package plan
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // Mode says whether the tasks of a phase must run one after another or may
@@ -27,34 +25,39 @@ const (
 	Parallel Mode = "parallel"
 )
 
-// Task is one "### Task <id>: <title>" heading. It is the unit that owns a
-// branch and a worktree.
+// Task is one "Task <id>: <title>" heading (or checklist item). It is the
+// unit that owns a branch and a worktree.
 type Task struct {
-	ID       string   // dotted numbers: "2", "2.1", "2.1.3"
-	Title    string   // heading title with the trailing "(size - estimate)" removed, trimmed
-	Size     string   // "M" from "(M - 1h)", "" when absent
-	Estimate string   // "1h", "" when absent
-	Meta     []string // bullet lines under the task, marker ("- " / "* " / "+ ") stripped, trimmed
-	Line     int      // 1-based line of the heading
-	Phase    *Phase   // the phase that holds it
+	ID        string   // as the plan writes it: "2.1", "1-1", "4"
+	Title     string   // without size/time metadata
+	Size      string   // "M" from "(M - 2h)", "(M)" or a "**Complexity**: M (4h)" line; "" when absent
+	Estimate  string   // "2h"; "" when absent
+	DependsOn []string // ids named by a **Dependencies** line (or its bullet list), as written; nil for none / "None"
+	Meta      []string // bullet lines under the task, marker ("- " / "* " / "+ ") stripped, trimmed
+	Path      string   // file the task was read from (matters for split plans)
+	Line      int      // 1-based line of the heading
+	Phase     *Phase   // the phase that holds it
 }
 
-// Phase is one "## Phase <n>: <title> (<mode>)" heading with the tasks that
-// follow it up to the next phase heading.
+// Phase is one "Phase <n>" heading with the tasks that follow it up to the
+// next phase heading.
 type Phase struct {
-	Number    int    // n of "## Phase <n>: ..."
-	Title     string // without the "(Mode)" suffix
+	Number    int
+	Title     string // without mode and size/time groups
 	Mode      Mode
-	ModeGiven bool // false when the heading had no (Sequential|Parallel): defaults to Sequential + warning
+	ModeGiven bool   // false when neither the heading nor a Strategy line gave one: Sequential + warning
+	ModeLine  int    // line the mode was read from (the heading or the Strategy line); 0 when not given
+	Estimate  string // "6h" from "Phase 1 (6h)"; "" when absent
+	Path      string
 	Line      int
 	Tasks     []*Task
 }
 
-// Plan is a parsed plan file. Phases and their tasks are in file order,
-// which is the order the resume point is computed in.
+// Plan is a parsed plan. Phases and their tasks are in file order, which is
+// the order the resume point is computed in.
 type Plan struct {
-	Path      string // as given to Parse, used in messages
-	RunID     string
+	Path      string // as given to Parse (the first file for a split plan), used in messages
+	RunID     string // "" when the plan names no run: callers take it from the directory
 	RunIDLine int
 	Phases    []*Phase
 }
@@ -73,13 +76,17 @@ func (p *Plan) Tasks() []*Task {
 	return out
 }
 
-// Task returns the task with that id, or nil. It scans the phases rather than
-// keeping an index so that it stays right when a caller builds or edits a
-// Plan by hand (tests do).
+// Task returns the task with that id, written with either separator ("1.1"
+// finds "1-1"), or nil. It scans the phases rather than keeping an index so
+// that it stays right when a caller builds or edits a Plan by hand (tests do).
 func (p *Plan) Task(id string) *Task {
+	if !ValidTaskID(id) {
+		return nil
+	}
+	c := CanonicalID(id)
 	for _, ph := range p.Phases {
 		for _, t := range ph.Tasks {
-			if t.ID == id {
+			if CanonicalID(t.ID) == c {
 				return t
 			}
 		}
@@ -88,8 +95,8 @@ func (p *Plan) Task(id string) *Task {
 }
 
 // Warning is something in the plan that was accepted but is probably not what
-// the author meant (a phase without a mode, a heading that looks like a task
-// but is not one). It renders as "path:line: message".
+// the author meant (a phase without a mode, a dependency on a task the plan
+// does not have). It renders as "path:line: message".
 type Warning struct {
 	Path string
 	Line int
@@ -125,29 +132,82 @@ func position(path string, line int) string {
 	return path + ":" + strconv.Itoa(line) + ": "
 }
 
+// File is one file of a plan split into one file per phase.
+type File struct {
+	Path string
+	Data []byte
+}
+
 // Parse parses a plan. path is only used in messages. Errors are *Error; the
 // first problem in file order is reported, because later ones are often
 // consequences of it. On error the plan is nil and the warnings found so far
 // are still returned.
 func Parse(path string, data []byte) (*Plan, []Warning, error) {
-	p := &parser{path: path, plan: &Plan{Path: path}, tasks: map[string]*Task{}, phases: map[int]*Phase{}}
-	err := p.parse(data)
-	sort.SliceStable(p.warnings, func(i, j int) bool { return p.warnings[i].Line < p.warnings[j].Line })
-	if err != nil {
-		return nil, p.warnings, err
+	return ParseFiles([]File{{Path: path, Data: data}})
+}
+
+// ParseFiles reads a split plan: the files in the order given (the caller
+// sorts plan-phase1.md, plan-phase2.md, ... by number), as one plan.
+// Duplicate phase numbers or task ids across files are errors naming both
+// places; run ids in two files that differ are an error; Plan.Path is
+// files[0].Path.
+func ParseFiles(files []File) (*Plan, []Warning, error) {
+	if len(files) == 0 {
+		return nil, nil, &Error{Msg: "no plan file given"}
 	}
-	return p.plan, p.warnings, nil
+	p := &parser{plan: &Plan{Path: files[0].Path}, tasks: map[string]*Task{}, phases: map[int]*Phase{}}
+	err := p.parseAll(files)
+	sort.SliceStable(p.warnings, func(i, j int) bool {
+		a, b := p.warnings[i], p.warnings[j]
+		return a.file < b.file || a.file == b.file && a.Line < b.Line
+	})
+	ws := make([]Warning, len(p.warnings))
+	for i, w := range p.warnings {
+		ws[i] = w.Warning
+	}
+	if err != nil {
+		return nil, ws, err
+	}
+	return p.plan, ws, nil
+}
+
+type fileWarning struct {
+	Warning
+	file int // index of the file, to keep warnings in file order
+}
+
+// dependency is one id a task's Dependencies line names, kept with its line
+// so that an id the plan lacks can be reported once every file is read.
+type dependency struct {
+	id   string
+	path string
+	line int
+}
+
+// checklistItem is a task written as a checklist item; such items are the
+// plan's tasks only when it has no task heading at all.
+type checklistItem struct {
+	task  *Task
+	phase *Phase
 }
 
 type parser struct {
-	path     string
 	plan     *Plan
-	warnings []Warning
-	phase    *Phase // the phase tasks currently go into
-	task     *Task  // the task bullet lines currently go into; nil after any other heading
-	tasks    map[string]*Task
+	warnings []fileWarning
+	tasks    map[string]*Task // by CanonicalID
 	phases   map[int]*Phase
-	ntasks   int
+	ntasks   int // tasks from headings
+	runPath  string
+	deps     []dependency
+	checks   []checklistItem
+
+	// State of the file being read.
+	file    int
+	path    string
+	phase   *Phase // the phase tasks currently go into
+	task    *Task  // the task body lines currently go into; nil after any other heading
+	zone    bool   // between a phase heading and its first task: where its Strategy line goes
+	depList *Task  // collecting the bullets of an empty "Dependencies:" line
 }
 
 func (p *parser) errorf(line int, format string, args ...any) error {
@@ -155,10 +215,86 @@ func (p *parser) errorf(line int, format string, args ...any) error {
 }
 
 func (p *parser) warnf(line int, format string, args ...any) {
-	p.warnings = append(p.warnings, Warning{Path: p.path, Line: line, Msg: fmt.Sprintf(format, args...)})
+	p.warnings = append(p.warnings, fileWarning{Warning{Path: p.path, Line: line, Msg: fmt.Sprintf(format, args...)}, p.file})
 }
 
-func (p *parser) parse(data []byte) error {
+// where names an earlier place for a message: just the line within the same
+// file, path and line in another file of a split plan.
+func (p *parser) where(path string, line int) string {
+	if path == p.path {
+		return "line " + strconv.Itoa(line)
+	}
+	return path + ":" + strconv.Itoa(line)
+}
+
+func (p *parser) parseAll(files []File) error {
+	for i, f := range files {
+		p.file, p.path = i, f.Path
+		p.phase, p.task, p.zone, p.depList = nil, nil, false, nil
+		if err := p.parseFile(f.Data); err != nil {
+			return err
+		}
+	}
+	p.file, p.path = 0, files[0].Path
+	if p.ntasks == 0 {
+		if err := p.adoptChecklist(); err != nil {
+			return err
+		}
+	}
+	if p.ntasks == 0 {
+		return p.errorf(1, "empty plan: no task found (want a heading such as \"### Task 1.1: <title>\" or \"## Task 3 - <title>\", or checklist items \"- [ ] **Task 1.1**: <title>\")")
+	}
+	fileOf := make(map[string]int, len(files))
+	for i := len(files) - 1; i >= 0; i-- {
+		fileOf[files[i].Path] = i
+	}
+	for _, ph := range p.plan.Phases {
+		p.path, p.file = ph.Path, fileOf[ph.Path]
+		if !ph.ModeGiven {
+			p.warnf(ph.Line, "phase %d has no mode (add \"(Parallel)\" or \"(Sequential)\" to its heading or a \"**Strategy**: parallel\" line under it); treating it as sequential", ph.Number)
+		}
+		if len(ph.Tasks) == 0 {
+			p.warnf(ph.Line, "phase %d has no tasks", ph.Number)
+		}
+	}
+	for _, d := range p.deps {
+		// The map, not Plan.Task: a hostile plan may name many ids in many tasks.
+		if p.tasks[CanonicalID(d.id)] == nil {
+			p.path, p.file = d.path, fileOf[d.path]
+			p.warnf(d.line, "dependency %s names no task of this plan", d.id)
+		}
+	}
+	return nil
+}
+
+// adoptChecklist makes the checklist items the plan's tasks, for plans that
+// list their tasks as "- [ ] **Task 1.1**: ..." instead of headings.
+func (p *parser) adoptChecklist() error {
+	for _, c := range p.checks {
+		p.path = c.task.Path
+		if c.phase == nil {
+			return p.errorf(c.task.Line, "task %s is outside any phase", c.task.ID)
+		}
+		if err := p.addTask(c.phase, c.task); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *parser) addTask(ph *Phase, t *Task) error {
+	key := CanonicalID(t.ID)
+	if first, dup := p.tasks[key]; dup {
+		return p.errorf(t.Line, "duplicate task id %s (first at %s)", t.ID, p.where(first.Path, first.Line))
+	}
+	p.tasks[key] = t
+	p.ntasks++
+	t.Phase = ph
+	ph.Tasks = append(ph.Tasks, t)
+	return nil
+}
+
+func (p *parser) parseFile(data []byte) error {
 	// A UTF-16 file is all NUL bytes to us; say what it is so the fix is obvious.
 	if len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
 		return p.errorf(1, "plan is UTF-16 encoded; save it as UTF-8")
@@ -176,6 +312,8 @@ func (p *parser) parse(data []byte) error {
 	}
 
 	var (
+		pre       preamble
+		front     int // line of the "---" that opened front matter; 0 outside it
 		inFence   bool
 		fenceChar byte
 		fenceLen  int
@@ -184,6 +322,24 @@ func (p *parser) parse(data []byte) error {
 	for pos, num := 0, 1; pos < len(text); num++ {
 		var l string
 		l, pos = nextLine(text, pos)
+		if front > 0 {
+			if isFrontMatterFence(l, true) {
+				front = -1
+				continue
+			}
+			if err := p.frontMatterLine(num, l); err != nil {
+				return err
+			}
+			continue
+		}
+		if !pre.done && pre.next(l) {
+			continue
+		}
+		if front == 0 && isFrontMatterFence(l, false) {
+			front = num
+			continue
+		}
+		front = -1
 		if inFence {
 			if closesFence(l, fenceChar, fenceLen) {
 				inFence = false
@@ -194,37 +350,104 @@ func (p *parser) parse(data []byte) error {
 			inFence, fenceChar, fenceLen, fenceLine = true, c, n, num
 			continue
 		}
-		if level, htext, ok := parseHeading(l); ok {
-			if err := p.heading(num, level, htext); err != nil {
-				return err
-			}
-			continue
+		if err := p.line(num, l); err != nil {
+			return err
 		}
-		if v, ok := parseRunIDLine(l); ok {
-			if err := p.runID(num, v); err != nil {
-				return err
-			}
-			continue
-		}
-		if p.task != nil {
-			if item, ok := bulletItem(l); ok && item != "" {
-				p.task.Meta = append(p.task.Meta, item)
-			}
-		}
+	}
+	if front > 0 {
+		return p.errorf(front, "front matter opened here is never closed (want a line \"---\" after it)")
 	}
 	if inFence {
 		// Markdown runs an unclosed fence to the end of the file; say so,
 		// because everything after it silently vanished from the plan.
 		p.warnf(fenceLine, "code fence is never closed; the rest of the file is ignored")
 	}
-	p.endPhase()
-	if p.ntasks == 0 {
-		return p.errorf(1, "empty plan: no \"### Task <id>: <title>\" heading")
+	return nil
+}
+
+// frontMatterLine reads one line of front matter. Only the run id matters,
+// but a template placeholder anywhere means the plan was never filled in.
+func (p *parser) frontMatterLine(num int, l string) error {
+	if ph, ok := placeholder(l); ok {
+		return p.templateError(num, ph)
 	}
-	if p.plan.RunID == "" {
-		return p.errorf(1, "no run id: add a line \"Run ID: <id>\"")
+	if v, ok := frontMatterRunID(l); ok {
+		return p.runID(num, v)
 	}
 	return nil
+}
+
+func (p *parser) templateError(num int, ph string) error {
+	return p.errorf(num, "template placeholder %s in the plan: fill it in", quote(ph))
+}
+
+// line handles one line outside fences and front matter.
+func (p *parser) line(num int, l string) error {
+	if level, htext, ok := parseHeading(l); ok {
+		p.depList = nil
+		return p.heading(num, level, htext)
+	}
+	if v, ok := parseRunIDLine(l); ok {
+		if ph, bad := placeholder(v); bad {
+			return p.templateError(num, ph)
+		}
+		return p.runID(num, v)
+	}
+	if p.task == nil {
+		if v, ok := strategyValue(l); ok {
+			return p.strategy(num, v)
+		}
+	}
+	if id, title, size, est, meta, ok := checklistTask(l); ok {
+		if p.ntasks == 0 {
+			t := &Task{ID: id, Title: title, Size: size, Estimate: est, Meta: meta, Path: p.path, Line: num}
+			p.checks = append(p.checks, checklistItem{t, p.phase})
+			p.zone = false
+		}
+		// In a plan with task headings it is an ordinary bullet.
+	}
+	if p.task == nil {
+		return nil
+	}
+	return p.taskBody(num, l)
+}
+
+// taskBody reads a line under a task heading: Complexity and Dependencies
+// lines, the bullets of a Dependencies list, and every bullet as Meta.
+func (p *parser) taskBody(num int, l string) error {
+	t := p.task
+	item, isItem := bulletItem(l)
+	if p.depList != nil {
+		switch {
+		case isItem:
+			p.addDeps(num, dependencyIDs(item))
+		case trimBlank(l) != "":
+			p.depList = nil
+		}
+	}
+	if v, ok := dependencyValue(l); ok {
+		if v == "" {
+			p.depList = t
+		} else {
+			p.depList = nil
+			p.addDeps(num, dependencyIDs(v))
+		}
+	} else if v, ok := labelValue(l, "complexity"); ok && t.Size == "" && t.Estimate == "" {
+		if size, est, ok := complexity(v); ok {
+			t.Size, t.Estimate = size, est
+		}
+	}
+	if isItem && item != "" {
+		t.Meta = append(t.Meta, item)
+	}
+	return nil
+}
+
+func (p *parser) addDeps(num int, ids []string) {
+	for _, id := range ids {
+		p.task.DependsOn = append(p.task.DependsOn, id)
+		p.deps = append(p.deps, dependency{id, p.path, num})
+	}
 }
 
 func (p *parser) runID(num int, v string) error {
@@ -233,306 +456,111 @@ func (p *parser) runID(num int, v string) error {
 	}
 	switch {
 	case p.plan.RunID == "":
-		p.plan.RunID, p.plan.RunIDLine = v, num
+		p.plan.RunID, p.plan.RunIDLine, p.runPath = v, num, p.path
 	case p.plan.RunID != v:
-		return p.errorf(num, "run id %q differs from run id %q at line %d", v, p.plan.RunID, p.plan.RunIDLine)
+		return p.errorf(num, "run id %q differs from run id %q at %s", v, p.plan.RunID, p.where(p.runPath, p.plan.RunIDLine))
 	}
 	return nil
 }
 
-// endPhase warns about a phase that ended without tasks: legal, but usually a
-// sign that its task headings are malformed.
-func (p *parser) endPhase() {
-	if p.phase != nil && len(p.phase.Tasks) == 0 {
-		p.warnf(p.phase.Line, "phase %d has no tasks", p.phase.Number)
+// strategy reads a Strategy line. Only the one between a phase heading and
+// the phase's first task counts; elsewhere (a summary, a task's notes) the
+// word is prose.
+func (p *parser) strategy(num int, v string) error {
+	if ph, bad := placeholder(v); bad {
+		return p.templateError(num, ph)
 	}
+	if !p.zone || p.phase == nil {
+		return nil
+	}
+	m, ok, msg := modeWord(v)
+	switch {
+	case msg != "":
+		return p.errorf(num, "%s", msg)
+	case !ok:
+		p.warnf(num, "strategy %s is neither parallel nor sequential; ignored", quote(v))
+		return nil
+	}
+	return p.setMode(p.phase, m, num, "strategy line")
+}
+
+// setMode records a phase's mode; two places that disagree are an error,
+// because the resume point depends on which one is meant.
+func (p *parser) setMode(ph *Phase, m Mode, num int, what string) error {
+	if ph.ModeGiven {
+		if ph.Mode != m {
+			return p.errorf(num, "%s says %s but line %d says %s for phase %d: choose one", what, m, ph.ModeLine, ph.Mode, ph.Number)
+		}
+		return nil
+	}
+	ph.Mode, ph.ModeGiven, ph.ModeLine = m, true, num
+	return nil
 }
 
 func (p *parser) heading(num, level int, text string) error {
-	// Any heading ends the bullet list of the task above it.
+	// Any heading ends the body of the task above it.
 	p.task = nil
-
-	if id, rest, colon, ok := splitLabel(text, "phase"); ok {
-		switch {
-		case !colon:
-			if looksNumeric(id) {
-				p.warnf(num, "heading looks like a phase but has no ':' after the number (want \"## Phase <n>: <title> (Sequential|Parallel)\"); ignored")
-			}
-			return nil
-		case level != 2:
-			if looksNumeric(id) {
-				p.warnf(num, "phase heading with %d #'s; a phase heading has exactly 2 (## Phase <n>: ...); ignored", level)
-			}
-			return nil
-		}
-		return p.phaseHeading(num, id, rest)
+	if ph, bad := placeholder(text); bad {
+		return p.templateError(num, ph)
 	}
-	if id, rest, colon, ok := splitLabel(text, "task"); ok {
-		switch {
-		case !colon:
-			if looksNumeric(id) {
-				p.warnf(num, "heading looks like a task but has no ':' after the id (want \"### Task <id>: <title>\"); ignored")
-			}
-			return nil
-		case level != 3:
-			if looksNumeric(id) {
-				p.warnf(num, "task heading with %d #'s; a task heading has exactly 3 (### Task <id>: ...); ignored", level)
-			}
-			return nil
-		}
-		return p.taskHeading(num, id, rest)
+	kind, token, rest, near := keywordHeading(text)
+	switch {
+	case near != "":
+		word, _ := leadingWord(text)
+		return p.errorf(num, "heading %s starts with %s, which looks like a misspelt %q (want %s)", quote(text), quote(word), strings.ToUpper(near[:1])+near[1:], map[string]string{"phase": phaseForms, "task": taskForms}[near])
+	case kind == "phase":
+		return p.phaseHeading(num, token, rest)
+	case kind == "task":
+		return p.taskHeading(num, token, rest)
 	}
 	// Unknown headings are ignored and, deliberately, do not end the current
 	// phase: a "## Notes" between two tasks must not orphan the second one.
 	return nil
 }
 
-func (p *parser) phaseHeading(num int, id, rest string) error {
-	n, ok := parsePhaseNumber(id)
+func (p *parser) phaseHeading(num int, token, rest string) error {
+	n, ok := parsePhaseNumber(token)
 	if !ok {
-		return p.errorf(num, "malformed phase number %q (want an integer such as 2)", id)
+		return p.errorf(num, "malformed phase number %s (want an integer such as 2)", quote(token))
+	}
+	parts, bad := parsePhaseRest(rest)
+	if bad != "" {
+		return p.errorf(num, "%s", bad)
 	}
 	if first, dup := p.phases[n]; dup {
-		return p.errorf(num, "duplicate phase %d (first at line %d)", n, first.Line)
+		return p.errorf(num, "duplicate phase %d (first at %s)", n, p.where(first.Path, first.Line))
 	}
-	ph := &Phase{Number: n, Mode: Sequential, Line: num}
-	ph.Title = rest
-	if inner, before, ok := trailingGroup(rest); ok {
-		switch {
-		case asciiEqualFold(inner, string(Sequential)):
-			ph.Mode, ph.ModeGiven, ph.Title = Sequential, true, before
-		case asciiEqualFold(inner, string(Parallel)):
-			ph.Mode, ph.ModeGiven, ph.Title = Parallel, true, before
-		}
+	ph := &Phase{Number: n, Title: parts.title, Mode: Sequential, Estimate: parts.estimate, Path: p.path, Line: num}
+	if parts.given {
+		ph.Mode, ph.ModeGiven, ph.ModeLine = parts.mode, true, num
 	}
-	if !ph.ModeGiven {
-		p.warnf(num, "phase %d has no (Sequential) or (Parallel) mode; treating it as sequential", n)
-	}
-	p.endPhase()
 	p.phases[n] = ph
-	p.phase = ph
+	p.phase, p.zone = ph, true
 	p.plan.Phases = append(p.plan.Phases, ph)
 	return nil
 }
 
 func (p *parser) taskHeading(num int, id, rest string) error {
 	if !ValidTaskID(id) {
-		return p.errorf(num, "malformed task id %q (want dotted numbers such as 2.1)", id)
+		return p.errorf(num, "malformed task id %s (want numbers joined by dots or dashes, such as 2.1 or 1-1)", quote(id))
+	}
+	title, size, est, bad := parseTaskRest(rest)
+	if bad != "" {
+		return p.errorf(num, "%s", bad)
 	}
 	if p.phase == nil {
 		return p.errorf(num, "task %s is outside any phase", id)
 	}
-	if first, dup := p.tasks[id]; dup {
-		return p.errorf(num, "duplicate task id %s (first at line %d)", id, first.Line)
-	}
-	t := &Task{ID: id, Title: rest, Line: num, Phase: p.phase}
-	if inner, before, ok := trailingGroup(rest); ok {
-		if size, est, ok := sizeEstimate(inner); ok {
-			t.Title, t.Size, t.Estimate = before, size, est
-		}
-	}
-	if t.Title == "" {
+	if title == "" {
 		return p.errorf(num, "task %s has an empty title", id)
 	}
-	p.tasks[id] = t
-	p.ntasks++
-	p.phase.Tasks = append(p.phase.Tasks, t)
-	p.task = t
+	t := &Task{ID: id, Title: title, Size: size, Estimate: est, Path: p.path, Line: num}
+	if err := p.addTask(p.phase, t); err != nil {
+		return err
+	}
+	p.task, p.zone = t, false
 	return nil
 }
-
-// nextLine returns the line of s starting at pos and the start of the next
-// one. A line ends at "\n", "\r\n" or a lone "\r" (old Mac files), so line
-// numbers match what an editor shows for any of them. Reading line by line
-// instead of splitting up front keeps memory flat on a file of a million
-// empty lines.
-func nextLine(s string, pos int) (string, int) {
-	rest := s[pos:]
-	i := strings.IndexAny(rest, "\r\n")
-	switch {
-	case i < 0:
-		return rest, len(s)
-	case rest[i] == '\r' && i+1 < len(rest) && rest[i+1] == '\n':
-		return rest[:i], pos + i + 2
-	}
-	return rest[:i], pos + i + 1
-}
-
-// lineAt is the 1-based line number of byte offset off in s, counting line
-// breaks the way nextLine does.
-func lineAt(s string, off int) int {
-	n := 1
-	for pos := 0; ; n++ {
-		_, next := nextLine(s, pos)
-		if next > off || next >= len(s) {
-			return n
-		}
-		pos = next
-	}
-}
-
-// firstInvalidUTF8 is the offset of the first byte of s that is not valid
-// UTF-8, or -1.
-func firstInvalidUTF8(s string) int {
-	if utf8.ValidString(s) {
-		return -1
-	}
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return -1
-}
-
-// isBlank is the Markdown notion of whitespace inside a line; tabs count
-// wherever spaces do.
-func isBlank(c byte) bool { return c == ' ' || c == '\t' }
-
-func trimLeft(s string) string {
-	i := 0
-	for i < len(s) && isBlank(s[i]) {
-		i++
-	}
-	return s[i:]
-}
-
-func trimBlank(s string) string {
-	s = trimLeft(s)
-	j := len(s)
-	for j > 0 && isBlank(s[j-1]) {
-		j--
-	}
-	return s[:j]
-}
-
-// stripIndent removes the leading blanks of s and reports whether there were
-// at most max of them (Markdown allows up to 3 before a heading or a fence;
-// more makes the line an indented code block). A tab counts as one blank.
-func stripIndent(s string, max int) (string, bool) {
-	i := 0
-	for i < len(s) && isBlank(s[i]) {
-		i++
-	}
-	return s[i:], i <= max
-}
-
-func countRun(s string, c byte) int {
-	n := 0
-	for n < len(s) && s[n] == c {
-		n++
-	}
-	return n
-}
-
-// opensFence recognises a fenced code block opener: at least three backticks
-// or tildes. A backtick "fence" whose info string holds a backtick is inline
-// code in Markdown, not a fence.
-func opensFence(l string) (byte, int, bool) {
-	s, ok := stripIndent(l, 3)
-	if !ok || len(s) < 3 || (s[0] != '`' && s[0] != '~') {
-		return 0, 0, false
-	}
-	n := countRun(s, s[0])
-	if n < 3 {
-		return 0, 0, false
-	}
-	if s[0] == '`' && strings.IndexByte(s[n:], '`') >= 0 {
-		return 0, 0, false
-	}
-	return s[0], n, true
-}
-
-// closesFence reports whether l closes a fence opened with n c's: the same
-// character, at least as many, and nothing else on the line.
-func closesFence(l string, c byte, n int) bool {
-	s, ok := stripIndent(l, 3)
-	if !ok {
-		return false
-	}
-	m := countRun(s, c)
-	return m >= n && trimBlank(s[m:]) == ""
-}
-
-// parseHeading recognises an ATX heading: up to 3 blanks, 1-6 '#', then a
-// blank or the end of the line. The optional closing run of '#' is dropped as
-// Markdown does.
-func parseHeading(l string) (level int, text string, ok bool) {
-	s, ok := stripIndent(l, 3)
-	if !ok {
-		return 0, "", false
-	}
-	n := countRun(s, '#')
-	if n == 0 || n > 6 || (n < len(s) && !isBlank(s[n])) {
-		return 0, "", false
-	}
-	text = trimBlank(s[n:])
-	j := len(text)
-	for j > 0 && text[j-1] == '#' {
-		j--
-	}
-	switch {
-	case j == 0:
-		text = ""
-	case j < len(text) && isBlank(text[j-1]):
-		text = trimBlank(text[:j])
-	}
-	return n, text, true
-}
-
-// asciiEqualFold compares case-insensitively in ASCII only, so that no
-// Unicode folding (the Kelvin sign, the long s) can turn a stray character
-// into a keyword.
-func asciiEqualFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
-}
-
-// hasPrefixFold is strings.HasPrefix with asciiEqualFold.
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && asciiEqualFold(s[:len(prefix)], prefix)
-}
-
-// splitLabel recognises "<word> <token>:" at the start of a heading (word
-// compared case-insensitively, at least one blank after it). token runs to
-// the first blank or ':'; colon says whether a ':' followed it, and rest is
-// the trimmed text after that ':'.
-func splitLabel(text, word string) (token, rest string, colon, ok bool) {
-	if len(text) <= len(word) || !hasPrefixFold(text, word) || !isBlank(text[len(word)]) {
-		return "", "", false, false
-	}
-	s := trimLeft(text[len(word):])
-	i := 0
-	for i < len(s) && !isBlank(s[i]) && s[i] != ':' {
-		i++
-	}
-	token = s[:i]
-	after := trimLeft(s[i:])
-	if after != "" && after[0] == ':' {
-		return token, trimBlank(after[1:]), true, true
-	}
-	return token, "", false, true
-}
-
-// looksNumeric tells a heading meant as a phase or task ("Task 1.1 Setup")
-// from prose that merely starts with the word ("Task overview").
-func looksNumeric(tok string) bool { return tok != "" && tok[0] >= '0' && tok[0] <= '9' }
 
 // parsePhaseNumber accepts a plain decimal integer of at most 9 digits (so it
 // always fits an int). Leading zeros are accepted: the number is compared as
@@ -543,297 +571,10 @@ func parsePhaseNumber(s string) (int, bool) {
 	}
 	n := 0
 	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
+		if !isDigit(s[i]) {
 			return 0, false
 		}
 		n = n*10 + int(s[i]-'0')
 	}
 	return n, true
 }
-
-// trailingGroup splits "title (inner)" into its parts when text ends with a
-// parenthesised group; the group starts at the last '(' so nested or earlier
-// parentheses stay in the title.
-func trailingGroup(text string) (inner, before string, ok bool) {
-	if !strings.HasSuffix(text, ")") {
-		return "", "", false
-	}
-	open := strings.LastIndexByte(text, '(')
-	if open < 0 {
-		return "", "", false
-	}
-	return trimBlank(text[open+1 : len(text)-1]), trimBlank(text[:open]), true
-}
-
-// tshirt sizes are recognised even when the estimate has no digit, e.g. "(L - TBD)".
-var tshirt = map[string]bool{"xxs": true, "xs": true, "s": true, "m": true, "l": true, "xl": true, "xxl": true}
-
-// sizeEstimate recognises "<size> - <estimate>" inside a task's trailing
-// parentheses. To keep ordinary parenthesised words such as "(follow-up)" in
-// the title, the size must be a short word of letters and digits, and the
-// estimate must hold a digit unless the size is a T-shirt size.
-func sizeEstimate(inner string) (size, est string, ok bool) {
-	dash := strings.IndexByte(inner, '-')
-	if dash < 0 {
-		return "", "", false
-	}
-	size, est = trimBlank(inner[:dash]), trimBlank(inner[dash+1:])
-	if size == "" || len(size) > 8 || est == "" {
-		return "", "", false
-	}
-	for i := 0; i < len(size); i++ {
-		c := size[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
-			return "", "", false
-		}
-	}
-	if !strings.ContainsAny(est, "0123456789") && !tshirt[strings.ToLower(size)] {
-		return "", "", false
-	}
-	return size, est, true
-}
-
-// bulletItem returns the text of a "- ", "* " or "+ " list item at any
-// indentation. A thematic break such as "* * *" is not an item.
-func bulletItem(l string) (string, bool) {
-	s := trimLeft(l)
-	if len(s) == 0 || (s[0] != '-' && s[0] != '*' && s[0] != '+') {
-		return "", false
-	}
-	if len(s) > 1 && !isBlank(s[1]) {
-		return "", false
-	}
-	if isThematicBreak(s) {
-		return "", false
-	}
-	return trimBlank(s[1:]), true
-}
-
-func isThematicBreak(s string) bool {
-	c := s[0]
-	if c != '-' && c != '*' && c != '_' {
-		return false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == c:
-			n++
-		case isBlank(s[i]):
-		default:
-			return false
-		}
-	}
-	return n >= 3
-}
-
-// parseRunIDLine recognises the run id line in the forms plans are written
-// in: "Run ID: x", "**Run ID**: x", "**Run ID:** x", "__Run ID__: x", each
-// optionally as a list item, with "run id" in any case and the value
-// optionally in backticks or bold. It returns the raw value for validation.
-func parseRunIDLine(l string) (string, bool) {
-	s := trimLeft(l)
-	if len(s) >= 2 && (s[0] == '-' || s[0] == '*' || s[0] == '+') && isBlank(s[1]) {
-		s = trimLeft(s[2:])
-	}
-	bold := ""
-	if strings.HasPrefix(s, "**") || strings.HasPrefix(s, "__") {
-		bold, s = s[:2], s[2:]
-	}
-	if !hasPrefixFold(s, "run") {
-		return "", false
-	}
-	s = s[3:]
-	if s == "" || !isBlank(s[0]) { // "Run ID", never "RunID" or "Running"
-		return "", false
-	}
-	s = trimLeft(s)
-	if !hasPrefixFold(s, "id") {
-		return "", false
-	}
-	s = trimLeft(s[2:])
-	switch {
-	case bold == "":
-		if !strings.HasPrefix(s, ":") {
-			return "", false
-		}
-		s = s[1:]
-	case strings.HasPrefix(s, bold): // **Run ID**: x
-		s = trimLeft(s[2:])
-		if !strings.HasPrefix(s, ":") {
-			return "", false
-		}
-		s = s[1:]
-	case strings.HasPrefix(s, ":"): // **Run ID:** x
-		s = trimLeft(s[1:])
-		if !strings.HasPrefix(s, bold) {
-			return "", false
-		}
-		s = s[2:]
-	default:
-		return "", false
-	}
-	return unwrapValue(trimBlank(s)), true
-}
-
-// unwrapValue drops one layer of bold and then one code span around a value,
-// since "Run ID: `x`" and "Run ID: **x**" both mean x.
-func unwrapValue(v string) string {
-	for _, w := range []string{"**", "__"} {
-		if len(v) > 2*len(w) && strings.HasPrefix(v, w) && strings.HasSuffix(v, w) {
-			v = trimBlank(v[len(w) : len(v)-len(w)])
-			break
-		}
-	}
-	if n := countRun(v, '`'); n > 0 && len(v) > 2*n {
-		tail := v[len(v)-n:]
-		if countRun(tail, '`') == n && v[len(v)-n-1] != '`' {
-			v = trimBlank(v[n : len(v)-n])
-		}
-	}
-	return v
-}
-
-// maxRunID bounds a run id so that "<run>-task-<id>-<slug>" and the backup
-// refs stay well inside file-name limits of loose refs.
-const maxRunID = 64
-
-// ValidateRunID reports why id is not a usable run id (nil when it is).
-// A run id becomes part of branch names ("<id>-task-1", "<id>-main") and of
-// backup refs ("refs/taskclean/<id>/..."), and is passed to git, so it must
-// be a safe ref-name component that can never be read as an option: 1-64
-// characters of [A-Za-z0-9._-], starting with a letter or digit, with no
-// "..", not ending in "." or ".lock".
-func ValidateRunID(id string) error {
-	if id == "" {
-		return errors.New(`run id "" is empty`)
-	}
-	q := quoteID(id)
-	if c := id[0]; !isAlnum(c) {
-		return fmt.Errorf("run id %s must start with a letter or digit", q)
-	}
-	for i := 0; i < len(id); {
-		c := id[i]
-		if isAlnum(c) || c == '.' || c == '_' || c == '-' {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(id[i:])
-		bad := fmt.Sprintf("%q", string(r))
-		if r == utf8.RuneError && size <= 1 {
-			bad = fmt.Sprintf("byte %#x", c)
-		}
-		return fmt.Errorf("run id %s contains %s (allowed: letters, digits, \".\", \"_\", \"-\")", q, bad)
-	}
-	if len(id) > maxRunID {
-		return fmt.Errorf("run id %s is longer than %d characters", q, maxRunID)
-	}
-	if strings.Contains(id, "..") {
-		return fmt.Errorf("run id %s contains \"..\"", q)
-	}
-	if strings.HasSuffix(id, ".") {
-		return fmt.Errorf("run id %s ends with \".\"", q)
-	}
-	// A run "ab-task-1" would own branches "ab-task-1-..." that read as
-	// task 1 of run "ab": run ids never hold the task separator.
-	if strings.Contains(strings.ToLower(id), "-task-") || strings.HasSuffix(strings.ToLower(id), "-task") {
-		return fmt.Errorf("run id %s contains \"-task\", which separates a run from its task ids", q)
-	}
-	// git refuses a ref component ending in ".lock"; reject any case so the
-	// id also works on case-insensitive file systems.
-	if len(id) >= 5 && asciiEqualFold(id[len(id)-5:], ".lock") {
-		return fmt.Errorf("run id %s ends with \".lock\"", q)
-	}
-	return nil
-}
-
-// quoteID quotes id for a message. An id longer than any valid one is cut (at
-// a character boundary) so that a hostile plan cannot produce a megabyte-long
-// error line; %q then keeps the message printable whatever the bytes are.
-func quoteID(id string) string {
-	if len(id) <= maxRunID {
-		return fmt.Sprintf("%q", id)
-	}
-	cut := maxRunID
-	for cut > 0 && !utf8.RuneStart(id[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%q...", id[:cut])
-}
-
-func isAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
-
-// ValidTaskID reports whether id is dotted numbers, ^[0-9]+(\.[0-9]+)*$, each
-// component at most 9 digits. A component with a leading zero ("01", "1.02")
-// is also rejected: ids are compared as strings and end up in branch names,
-// so "01" and "1" would be two different tasks that look the same.
-func ValidTaskID(id string) bool {
-	if id == "" {
-		return false
-	}
-	start := 0
-	for i := 0; i <= len(id); i++ {
-		if i < len(id) && id[i] != '.' {
-			if id[i] < '0' || id[i] > '9' {
-				return false
-			}
-			continue
-		}
-		comp := id[start:i]
-		if comp == "" || len(comp) > 9 || (len(comp) > 1 && comp[0] == '0') {
-			return false
-		}
-		start = i + 1
-	}
-	return true
-}
-
-// DashedID turns a task id into its branch-name form: "2.1" -> "2-1". Dots are
-// replaced because several dots in a row would not be a valid ref name.
-func DashedID(id string) string { return strings.ReplaceAll(id, ".", "-") }
-
-// Slug turns a task title into the branch-name suffix: ASCII-only lower-casing
-// (A-Z -> a-z), every run of characters outside [a-z0-9] (including all
-// non-ASCII) becomes one "-", and leading and trailing "-" are dropped.
-// It is ASCII-only on purpose, so every implementation, shell script and
-// locale derives the same branch name from the same title.
-// "Create database schema" -> "create-database-schema"; "API: v2 (beta)!" ->
-// "api-v2-beta"; an all-emoji or all-CJK title -> "".
-func Slug(title string) string {
-	b := make([]byte, 0, len(title))
-	gap := false
-	for i := 0; i < len(title); i++ {
-		c := title[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
-			if gap && len(b) > 0 {
-				b = append(b, '-')
-			}
-			gap = false
-			b = append(b, c)
-			continue
-		}
-		gap = true
-	}
-	return string(b)
-}
-
-// BranchName is the branch of task t in run: "<run>-task-<dashed id>-<slug>",
-// or "<run>-task-<dashed id>" when the title has no slug (an all-emoji title),
-// so that no branch name ends in "-". t must not be nil.
-func BranchName(run string, t *Task) string {
-	name := run + "-task-" + DashedID(t.ID)
-	if s := Slug(t.Title); s != "" {
-		name += "-" + s
-	}
-	return name
-}
-
-// BranchPrefix is "<run>-task-<dashed id>-", the prefix a branch must start
-// with to belong to task id when its name is not exactly BranchName (SPEC 2:
-// the title may have been edited since the branch was made).
-func BranchPrefix(run, id string) string { return run + "-task-" + DashedID(id) + "-" }

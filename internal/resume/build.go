@@ -242,7 +242,13 @@ func (st *State) build(wts []*Worktree, m branches.Match) {
 	if st.Plan == nil {
 		rep.Status = "unknown"
 		rep.Problems = append(rep.Problems, Problem{Kind: "no_plan",
-			Message: fmt.Sprintf("no plan found at %s: cannot tell what remains (pass --plan)", derefOr(rep.Plan, "specs/"+run+"/plan.md"))})
+			Message: noPlanHint(run, st.planLooked, st) + "; cannot tell what remains"})
+		for _, l := range st.planLooked {
+			if l == "." {
+				l = "the main worktree"
+			}
+			rep.PlanSearched = append(rep.PlanSearched, l)
+		}
 		for _, b := range st.TaskBranches {
 			rep.UnknownBranches = appendUniq(rep.UnknownBranches, b.Name)
 		}
@@ -299,13 +305,6 @@ func (st *State) build(wts []*Worktree, m branches.Match) {
 	}
 }
 
-func derefOr(s *string, def string) string {
-	if s == nil {
-		return def
-	}
-	return *s
-}
-
 func appendUniq(ss []string, s string) []string {
 	for _, x := range ss {
 		if x == s {
@@ -329,7 +328,7 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 		doneHere, total := 0, len(ph.Tasks)
 		for _, t := range ph.Tasks {
 			s := byID[t.ID]
-			tk := &Task{ID: t.ID, Name: plan.Slug(t.Title), Title: t.Title, Status: string(s.Status),
+			tk := &Task{ID: t.ID, Name: plan.Slug(t.Title), Title: t.Title, DependsOn: append([]string{}, t.DependsOn...), Status: string(s.Status),
 				OwnCommits: s.OwnCommits, StackParent: s.StackParent, Worktree: wtByTask[t.ID], Claim: st.Claims[t.ID]}
 			if s.Branch != nil {
 				tk.Branch = strp(s.Branch.Name)

@@ -76,6 +76,10 @@ type State struct {
 	WorktreeDir string
 	fromPhase   int
 	opts        Options
+	// planLooked names where the plan was looked for (none found).
+	planLooked []string
+	// planSuggest is a --plan value for a copy found on a task branch.
+	planSuggest string
 }
 
 // OpenRepo opens the repository at dir, or says plainly that there is none.
@@ -151,29 +155,6 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		st.WorktreeDir = filepath.Clean(d)
 	}
 
-	var planRepoPath string
-	p, planName, warns, err := loadPlan(ctx, repo, opts, cfg, &planRepoPath)
-	if err != nil {
-		return nil, err
-	}
-	if p != nil {
-		st.Plan = p
-		rep.Plan = &planName
-	}
-	for _, w := range warns {
-		rep.Problems = append(rep.Problems, Problem{Kind: "plan_warning", Message: w.String()})
-	}
-	if p != nil && opts.FromPhase != 0 {
-		found := false
-		for _, ph := range p.Phases {
-			found = found || ph.Number == opts.FromPhase
-		}
-		if !found {
-			return nil, inputErr("--from-phase %d: the plan has no phase %d", opts.FromPhase, opts.FromPhase)
-		}
-		st.fromPhase = opts.FromPhase
-	}
-
 	remote := opts.Remote
 	if remote == "" {
 		remote = cfg["taskresume.remote"]
@@ -186,6 +167,10 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	st.Remote = remote
 	remotePrefix := "refs/remotes/" + remote + "/"
 	byName := map[string]gitcmd.Ref{}
+	allRefs := map[string]gitcmd.Ref{}
+	for _, r := range refs {
+		allRefs[r.Name] = r
+	}
 	local := map[string]bool{}
 	var remoteOnly []branches.Branch
 	st.RemoteCopies = map[string]branches.Branch{}
@@ -233,8 +218,38 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	}
 	rep.Base = base
 
+	pr, err := findPlan(ctx, repo, opts, cfg, allRefs, wts, base, st.WorktreeDir)
+	if err != nil {
+		return nil, err
+	}
+	p := pr.plan
+	planRepoPath := pr.repoPath
+	st.planLooked, st.planSuggest = pr.looked, pr.suggest
+	if p != nil {
+		st.Plan = p
+		rep.Plan = &pr.source.Name
+		rep.PlanSource = pr.source
+	}
+	for _, w := range pr.warns {
+		rep.Problems = append(rep.Problems, Problem{Kind: "plan_warning", Message: w.String()})
+	}
+	for _, d := range pr.differs {
+		rep.Problems = append(rep.Problems, Problem{Kind: "plan_differs",
+			Message: fmt.Sprintf("another copy of the plan differs: %s (read %s, the newest)", d, pr.source.Name)})
+	}
+	if p != nil && opts.FromPhase != 0 {
+		found := false
+		for _, ph := range p.Phases {
+			found = found || ph.Number == opts.FromPhase
+		}
+		if !found {
+			return nil, inputErr("--from-phase %d: the plan has no phase %d", opts.FromPhase, opts.FromPhase)
+		}
+		st.fromPhase = opts.FromPhase
+	}
+
 	if p == nil && len(st.TaskBranches) == 0 && st.MainBranch == nil && !st.hasRunWorktree(wts, run) {
-		return nil, inputErr("unknown run %q: no plan at %s and no branch %s* (check the run id, or pass --plan)", run, planName, branches.TaskPrefix(run))
+		return nil, inputErr("unknown run %q: no branch %s* and %s (check the run id)", run, branches.TaskPrefix(run), noPlanHint(run, pr.looked, st))
 	}
 
 	m := branches.MatchBranches(run, p, st.TaskBranches)
@@ -366,101 +381,6 @@ func shallowBoundary(repo *gitcmd.Repo) map[string]bool {
 	return boundary
 }
 
-// loadPlan reads the plan. A plan the user named must exist; the default
-// one may be missing, and then the report lists branches only.
-// repoPath, when set, receives the plan's path inside the repository (what
-// git log needs to find the commit that added it).
-func loadPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, repoPath *string) (*plan.Plan, string, []plan.Warning, error) {
-	given := opts.PlanPath != ""
-	spec := opts.PlanPath
-	fromConfig := false
-	if spec == "" {
-		if pat := cfg["taskresume.plan"]; pat != "" {
-			spec, fromConfig, given = strings.ReplaceAll(pat, "{run}", opts.Run), true, true
-		} else {
-			spec = filepath.Join("specs", opts.Run, "plan.md")
-			fromConfig = true
-		}
-	}
-	var data []byte
-	var name string
-	var err error
-	rev, path, isRev := splitRevPath(spec, opts.Cwd)
-	switch {
-	case isRev:
-		name = spec
-		*repoPath = path
-		data, err = repo.ReadBlob(ctx, rev, path)
-		if err != nil {
-			return nil, name, nil, inputErr("read plan %s: %v (check the revision and path, e.g. main:specs/%s/plan.md)", spec, gitcmd.OneLine(err), opts.Run)
-		}
-	case repo.TopLevel == "" && fromConfig && !filepath.IsAbs(spec):
-		// A bare repository has no working tree: read the plan from HEAD.
-		name = "HEAD:" + filepath.ToSlash(spec)
-		*repoPath = filepath.ToSlash(spec)
-		data, err = repo.ReadBlob(ctx, "HEAD", filepath.ToSlash(spec))
-		if err != nil {
-			if given {
-				return nil, name, nil, inputErr("read plan %s: %v", name, gitcmd.OneLine(err))
-			}
-			return nil, name, nil, nil
-		}
-	default:
-		full := spec
-		if !filepath.IsAbs(full) {
-			if fromConfig {
-				full = filepath.Join(repo.TopLevel, spec)
-			} else if opts.Cwd != "" {
-				full = filepath.Join(opts.Cwd, spec)
-			}
-		}
-		name = spec
-		if rel, err := filepath.Rel(repo.TopLevel, full); repo.TopLevel != "" && err == nil && !strings.HasPrefix(rel, "..") {
-			*repoPath = filepath.ToSlash(rel)
-		}
-		data, err = os.ReadFile(full)
-		if err != nil {
-			if !given && errors.Is(err, os.ErrNotExist) {
-				return nil, name, nil, nil
-			}
-			return nil, name, nil, inputErr("read plan %s: %v", spec, unwrapPathErr(err))
-		}
-	}
-	p, warns, err := plan.Parse(name, data)
-	if err != nil {
-		return nil, name, nil, &InputError{"plan " + err.Error()}
-	}
-	if p.RunID != opts.Run {
-		return nil, name, nil, inputErr("%s:%d: plan is for run %q, not %q (pass the plan's run id, or --plan for the right plan)", name, p.RunIDLine, p.RunID, opts.Run)
-	}
-	return p, name, warns, nil
-}
-
-// splitRevPath tells a REV:PATH plan from a file path. A name with a colon
-// is a file when such a file exists.
-func splitRevPath(spec, cwd string) (rev, path string, ok bool) {
-	i := strings.Index(spec, ":")
-	if i <= 0 {
-		return "", "", false
-	}
-	full := spec
-	if !filepath.IsAbs(full) && cwd != "" {
-		full = filepath.Join(cwd, spec)
-	}
-	if _, err := os.Stat(full); err == nil {
-		return "", "", false
-	}
-	return spec[:i], spec[i+1:], true
-}
-
-func unwrapPathErr(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
 // resolveBase applies SPEC 3's order: --base, taskresume.base, <run>-main,
 // origin/HEAD, main, master. None existing is an error, never a silent zero.
 func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, refs map[string]gitcmd.Ref, run, remote string) (BaseRef, error) {
@@ -496,6 +416,9 @@ func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[s
 	}
 	return BaseRef{}, inputErr("no base branch for run %s: none of %s, origin/HEAD, main, master exists (pass --base REF or set git config taskresume.base)", run, branches.MainBranch(run))
 }
+
+// ValidRunName says whether run is a usable run id.
+func ValidRunName(run string) bool { return plan.ValidateRunID(run) == nil }
 
 // ValidRun checks a user-given run id; the error is an *InputError.
 func ValidRun(run string) (string, error) {

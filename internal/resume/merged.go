@@ -60,8 +60,8 @@ func findMerged(ctx context.Context, repo *gitcmd.Repo, p *plan.Plan, run, base,
 				continue
 			}
 			for _, id := range c.TaskIDs {
-				if p.Task(id) != nil {
-					merged[id] = true
+				if t := p.Task(id); t != nil {
+					merged[t.ID] = true // the plan's spelling: "1.1" in a trailer is task "1-1"
 				}
 			}
 		}

@@ -15,19 +15,23 @@ const SchemaVersion = 1
 
 // Report is the JSON document of `git taskresume <run> --json`.
 type Report struct {
-	SchemaVersion   int     `json:"schema_version"`
-	RunID           string  `json:"run_id"`
-	Plan            *string `json:"plan"`
-	Base            BaseRef `json:"base"`
-	Status          string  `json:"status"`
-	Interrupted     bool    `json:"interrupted"`
-	CompletedTasks  int     `json:"completed_tasks"`
-	TotalTasks      int     `json:"total_tasks"`
-	PhasesCompleted int     `json:"phases_completed"`
-	PhasesTotal     int     `json:"phases_total"`
-	FromPhase       int     `json:"from_phase,omitempty"`
-	Phases          []Phase `json:"phases"`
-	Resume          *Resume `json:"resume"`
+	SchemaVersion int     `json:"schema_version"`
+	RunID         string  `json:"run_id"`
+	Plan          *string `json:"plan"`
+	// PlanSource says which copy of the plan was read (nil: none found).
+	PlanSource *PlanSource `json:"plan_source"`
+	// PlanSearched names where the plan was looked for when none was found.
+	PlanSearched    []string `json:"plan_searched,omitempty"`
+	Base            BaseRef  `json:"base"`
+	Status          string   `json:"status"`
+	Interrupted     bool     `json:"interrupted"`
+	CompletedTasks  int      `json:"completed_tasks"`
+	TotalTasks      int      `json:"total_tasks"`
+	PhasesCompleted int      `json:"phases_completed"`
+	PhasesTotal     int      `json:"phases_total"`
+	FromPhase       int      `json:"from_phase,omitempty"`
+	Phases          []Phase  `json:"phases"`
+	Resume          *Resume  `json:"resume"`
 	// LastCommit is the newest tip of any task branch with commits of its
 	// own: where the run stopped.
 	LastCommit *LastCommit `json:"last_commit"`
@@ -85,6 +89,8 @@ type Task struct {
 	Source string `json:"source,omitempty"`
 	// Claim is who holds the task (refs/taskclaims/<run>/<id>), if anyone.
 	Claim *claims.Claim `json:"claim"`
+	// DependsOn are the ids the plan's Dependencies line names, as written.
+	DependsOn []string `json:"depends_on"`
 }
 
 // RemoteCopy is a remote-tracking copy of a task branch.

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -19,7 +17,9 @@ import (
 	"github.com/taskresume/git-taskresume/internal/claims"
 	"github.com/taskresume/git-taskresume/internal/cliutil"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/planfind"
 	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
 // Version is set at build time by install.sh.
@@ -126,6 +126,15 @@ func action(c *cli.Context, stdout io.Writer) error {
 		return err
 	}
 	rep := st.Report
+	// Without a plan nothing says what remains: a gate, a scheduler or a
+	// claimer must not read silence as "the run is complete".
+	if st.Plan == nil {
+		for _, f := range []string{"next", "exit-code", "claim"} {
+			if c.Bool(f) {
+				return &resume.InputError{Msg: "--" + f + ": " + st.NoPlan()}
+			}
+		}
+	}
 	if c.Bool("claim") || c.IsSet("renew") || c.IsSet("release") {
 		return claim(ctx, c, repo, st, stdout)
 	}
@@ -161,9 +170,6 @@ func action(c *cli.Context, stdout io.Writer) error {
 	return nil
 }
 
-// runFromBranch takes the run id out of a task branch name.
-var runFromBranch = regexp.MustCompile(`^(.+?)-task-[0-9]`)
-
 // ListEntry is one run of --list.
 type ListEntry struct {
 	RunID          string  `json:"run_id"`
@@ -175,31 +181,40 @@ type ListEntry struct {
 	Error          string  `json:"error,omitempty"`
 }
 
-func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
-	repo, err := resume.OpenChecked(ctx, "git-taskresume")
-	if err != nil {
-		return err
-	}
+// ListReport is the JSON document of --list --json.
+type ListReport struct {
+	SchemaVersion int         `json:"schema_version"`
+	Runs          []ListEntry `json:"runs"`
+}
+
+// runsOf finds the runs of a repository, once each: by the plans in the
+// main worktree's specs/ (under the run id the plan names, or its
+// directory's), by task branches "<run>-task-<n>...", and by "<run>-main"
+// branches whose run has the orchestrators' six-hex-digit form (a plan
+// that lives only on <run>-main is found through it).
+func runsOf(ctx context.Context, repo *gitcmd.Repo, remote string) ([]string, error) {
 	runs := map[string]bool{}
-	if repo.TopLevel != "" {
-		plans, _ := filepath.Glob(filepath.Join(repo.TopLevel, "specs", "*", "plan.md"))
-		for _, p := range plans {
-			runs[filepath.Base(filepath.Dir(p))] = true
+	wts, err := worktree.List(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	if len(wts) > 0 && wts[0].Main && !wts[0].Bare {
+		for run := range planfind.Runs(wts[0].Path) {
+			runs[run] = true
 		}
 	}
 	patterns := []string{"refs/heads/"}
-	remote := c.String("remote")
 	if remote != "" {
 		patterns = append(patterns, "refs/remotes/"+remote+"/")
 	}
 	refs, err := repo.Refs(ctx, patterns...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, r := range refs {
 		name := strings.TrimPrefix(strings.TrimPrefix(r.Name, "refs/heads/"), "refs/remotes/"+remote+"/")
-		if m := runFromBranch.FindStringSubmatch(name); m != nil {
-			runs[m[1]] = true
+		if run, ok := runOfBranch(name); ok {
+			runs[run] = true
 		}
 	}
 	ids := make([]string, 0, len(runs))
@@ -207,11 +222,36 @@ func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	return ids, nil
+}
+
+// runOfBranch takes the run id out of "<run>-task-<digit>..." or a
+// "<hex6>-main" branch name.
+func runOfBranch(name string) (string, bool) {
+	if i := strings.Index(name, "-task-"); i > 0 && i+6 < len(name) && name[i+6] >= '0' && name[i+6] <= '9' {
+		return name[:i], resume.ValidRunName(name[:i])
+	}
+	if run, ok := strings.CutSuffix(name, "-main"); ok && planfind.RunOfDir(run) == run && len(run) == 6 {
+		return run, true
+	}
+	return "", false
+}
+
+func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
+	repo, err := resume.OpenChecked(ctx, "git-taskresume")
+	if err != nil {
+		return err
+	}
+	remote := c.String("remote")
+	ids, err := runsOf(ctx, repo, remote)
+	if err != nil {
+		return err
+	}
 	entries := []ListEntry{}
 	cwd, _ := os.Getwd()
 	for _, id := range ids {
 		e := ListEntry{RunID: id}
-		st, err := resume.Gather(ctx, repo, resume.Options{Run: id, Base: c.String("base"), Cwd: cwd, Remote: c.String("remote")})
+		st, err := resume.Gather(ctx, repo, resume.Options{Run: id, Base: c.String("base"), Cwd: cwd, Remote: remote})
 		if err != nil {
 			e.Status, e.Error = "error", err.Error()
 		} else {
@@ -226,7 +266,7 @@ func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
 	if c.Bool("json") {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(entries)
+		return enc.Encode(ListReport{SchemaVersion: resume.SchemaVersion, Runs: entries})
 	}
 	for _, e := range entries {
 		switch {
@@ -239,7 +279,7 @@ func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
 			if e.ResumePhase != nil {
 				extra = fmt.Sprintf("  resume at phase %d", *e.ResumePhase)
 			}
-			fmt.Fprintf(stdout, "%-20s %-12s %d/%d tasks%s\n", e.RunID, e.Status, e.CompletedTasks, e.TotalTasks, extra)
+			fmt.Fprintf(stdout, "%-20s %-12s %d/%d tasks%s  plan %s\n", e.RunID, e.Status, e.CompletedTasks, e.TotalTasks, extra, resume.Display(*e.Plan))
 		}
 	}
 	return nil
@@ -264,9 +304,14 @@ func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.St
 			continue
 		}
 		id := c.String(f)
-		if st.Plan == nil || st.Plan.Task(id) == nil {
+		if st.Plan == nil {
+			return &resume.InputError{Msg: "--" + f + ": " + st.NoPlan()}
+		}
+		t := st.Plan.Task(id)
+		if t == nil {
 			return &cliutil.UsageError{Msg: fmt.Sprintf("--%s %s: no such task in the plan of run %s", f, id, rep.RunID)}
 		}
+		id = t.ID // either separator: the claim is kept under the plan's spelling
 		var err error
 		if f == "renew" {
 			err = claims.Renew(ctx, repo, req, id)

@@ -1,0 +1,293 @@
+package resume
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/plan"
+	"github.com/taskresume/git-taskresume/internal/planfind"
+	"github.com/taskresume/git-taskresume/internal/worktree"
+)
+
+// PlanSource says which copy of the plan the report read.
+type PlanSource struct {
+	// Name is how to pass this copy to --plan: a path, or REV:PATH.
+	Name string `json:"name"`
+	// Place: "working_tree" (a worktree's files) or "commit".
+	Place string `json:"place"`
+	// Worktree is the worktree whose files were read.
+	Worktree string `json:"worktree,omitempty"`
+	// Ref and Commit name the commit it was read from.
+	Ref    string `json:"ref,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	// Uncommitted: the worktree's file differs from its HEAD's.
+	Uncommitted bool `json:"uncommitted"`
+	// Files are the plan's paths in the repository (several for a plan
+	// split into one file per phase).
+	Files []string `json:"files"`
+	// Given: --plan or git config taskresume.plan named it.
+	Given bool `json:"given"`
+}
+
+// planResult is what loading the plan found.
+type planResult struct {
+	plan   *plan.Plan
+	source *PlanSource
+	warns  []plan.Warning
+	// differs are other copies that differ from the one read.
+	differs []string
+	// looked names the places searched, for a message when none was found.
+	looked []string
+	// repoPath is the plan's (first) path inside the repository: where
+	// the search for landed work starts.
+	repoPath string
+	// suggest is a --plan value that would read a copy found only on a
+	// task branch ("" when there is none).
+	suggest string
+}
+
+// planOnTaskBranch finds a copy of the plan on the run's task branches,
+// for the message when none was found where plans live. Such a copy is
+// never read without being asked for: a task branch holds the plan as it
+// was when the task started, and an old plan with fewer tasks would call
+// an unfinished run complete.
+func planOnTaskBranch(ctx context.Context, repo *gitcmd.Repo, run string, refs map[string]gitcmd.Ref) string {
+	var places []planfind.Place
+	for name, r := range refs {
+		if strings.HasPrefix(name, "refs/heads/"+branches.TaskPrefix(run)) && r.Type == "commit" {
+			places = append(places, planfind.Place{Label: strings.TrimPrefix(name, "refs/heads/"), Commit: r.OID})
+		}
+	}
+	sort.Slice(places, func(i, j int) bool { return places[i].Label < places[j].Label })
+	found, err := planfind.Find(ctx, repo, run, places)
+	if err != nil || found.Copy == nil {
+		return ""
+	}
+	return found.Copy.Name
+}
+
+// findPlan reads the plan named by --plan or taskresume.plan, or else looks
+// for it where orchestrators leave it.
+func findPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, refs map[string]gitcmd.Ref, wts []*worktree.Worktree, base BaseRef, worktreeDir string) (*planResult, error) {
+	if opts.PlanPath != "" {
+		return givenPlan(ctx, repo, opts, opts.PlanPath, "--plan", opts.Cwd)
+	}
+	if pat := cfg["taskresume.plan"]; pat != "" {
+		return givenPlan(ctx, repo, opts, strings.ReplaceAll(pat, "{run}", opts.Run), "git config taskresume.plan", repo.TopLevel)
+	}
+	places, err := planPlaces(ctx, repo, opts.Run, refs, wts, base, worktreeDir)
+	if err != nil {
+		return nil, err
+	}
+	found, err := planfind.Find(ctx, repo, opts.Run, places)
+	var fe *planfind.Error
+	if errors.As(err, &fe) {
+		return nil, &InputError{fe.Msg}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("look for the plan: %w", err)
+	}
+	res := &planResult{looked: found.Looked}
+	c := found.Copy
+	if c == nil {
+		res.suggest = planOnTaskBranch(ctx, repo, opts.Run, refs)
+		return res, nil
+	}
+	if c.Err != nil {
+		return nil, &InputError{"plan " + c.Err.Error()}
+	}
+	res.plan, res.warns, res.repoPath = c.Plan, c.Warns, c.RepoPaths[0]
+	src := &PlanSource{Name: c.Name, Files: c.RepoPaths, Uncommitted: c.Uncommitted, Commit: c.Commit}
+	if c.Place.Dir != "" {
+		src.Place, src.Worktree = "working_tree", c.Place.Dir
+	} else {
+		src.Place, src.Ref = "commit", c.Place.Label
+	}
+	res.source = src
+	for _, d := range found.Differs {
+		res.differs = append(res.differs, d.Name)
+	}
+	return res, nil
+}
+
+// planPlaces lists where a run's plan may be, newest-first by nature:
+// the main worktree's files, the run's shared worktree's files, the tips of
+// <run>-main (local, then each remote's), the base, the main worktree's
+// HEAD. The worktree the command runs in is not among them unless it is
+// one of those.
+func planPlaces(ctx context.Context, repo *gitcmd.Repo, run string, refs map[string]gitcmd.Ref, wts []*worktree.Worktree, base BaseRef, worktreeDir string) ([]planfind.Place, error) {
+	var places []planfind.Place
+	var main *worktree.Worktree
+	if len(wts) > 0 && wts[0].Main {
+		main = wts[0]
+	}
+	mainTop := ""
+	if main != nil && !main.Bare {
+		mainTop = main.Path
+		places = append(places, planfind.Place{Label: ".", Dir: main.Path, Commit: main.HEAD})
+	}
+	label := func(p string) string {
+		if mainTop != "" {
+			if r, err := filepath.Rel(mainTop, p); err == nil && !strings.HasPrefix(r, "..") {
+				return r
+			}
+		}
+		return p
+	}
+	shared := branches.MainBranch(run)
+	for _, w := range wts {
+		if w.Main || w.Bare || w.Prunable {
+			continue
+		}
+		inDir := mainTop != "" && filepath.Clean(w.Path) == filepath.Join(mainTop, worktreeDir, shared)
+		// The plugin leaves its shared worktree on the last sequential
+		// task's branch: the directory, not the branch, makes it the run's.
+		if w.BranchShort() == shared || inDir {
+			places = append(places, planfind.Place{Label: label(w.Path), Dir: w.Path, Commit: w.HEAD})
+		}
+	}
+	if r, ok := refs["refs/heads/"+shared]; ok && r.Type == "commit" {
+		places = append(places, planfind.Place{Label: shared, Commit: r.OID})
+	}
+	var remotes []string
+	for name, r := range refs {
+		if strings.HasPrefix(name, "refs/remotes/") && strings.HasSuffix(name, "/"+shared) && r.Type == "commit" {
+			remotes = append(remotes, name)
+		}
+	}
+	sort.Strings(remotes)
+	for _, name := range remotes {
+		places = append(places, planfind.Place{Label: strings.TrimPrefix(name, "refs/remotes/"), Commit: refs[name].OID})
+	}
+	if base.Commit != "" {
+		places = append(places, planfind.Place{Label: base.Ref, Commit: base.Commit})
+	}
+	switch {
+	case main != nil && main.HEAD != "":
+		l := main.BranchShort()
+		if l == "" {
+			l = Short(main.HEAD)
+		}
+		places = append(places, planfind.Place{Label: l, Commit: main.HEAD})
+	case repo.Bare || main != nil && main.Bare:
+		if oid, err := repo.ResolveCommit(ctx, "HEAD"); err == nil {
+			places = append(places, planfind.Place{Label: "HEAD", Commit: oid})
+		}
+	}
+	return places, nil
+}
+
+// givenPlan reads the plan the user named: a file (relative to dir), or
+// REV:PATH. A plan that names no run is the run of the command line.
+func givenPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, spec, from, dir string) (*planResult, error) {
+	res := &planResult{source: &PlanSource{Name: spec, Given: true}}
+	var data []byte
+	var err error
+	if rev, path, isRev := splitRevPath(spec, dir); isRev {
+		res.repoPath = path
+		res.source.Place, res.source.Ref, res.source.Files = "commit", rev, []string{path}
+		if data, err = repo.ReadBlob(ctx, rev, path); err != nil {
+			return nil, inputErr("read plan %s (from %s): %v (check the revision and path, e.g. %s-main:specs/%s-<feature>/plan.md)", spec, from, gitcmd.OneLine(err), opts.Run, opts.Run)
+		}
+		if oid, err := repo.ResolveCommit(ctx, rev); err == nil {
+			res.source.Commit = oid
+		}
+	} else {
+		full := spec
+		if !filepath.IsAbs(full) && dir != "" {
+			full = filepath.Join(dir, spec)
+		}
+		if repo.TopLevel == "" && !filepath.IsAbs(spec) && from != "--plan" {
+			// A bare repository has no files: the pattern names a path in HEAD.
+			return givenPlan(ctx, repo, opts, "HEAD:"+filepath.ToSlash(spec), from, dir)
+		}
+		res.source.Place, res.source.Worktree = "working_tree", repo.TopLevel
+		if rel, err := filepath.Rel(repo.TopLevel, full); repo.TopLevel != "" && err == nil && !strings.HasPrefix(rel, "..") {
+			res.repoPath = filepath.ToSlash(rel)
+			res.source.Files = []string{res.repoPath}
+		} else {
+			res.source.Files = []string{full}
+		}
+		if data, err = os.ReadFile(full); err != nil {
+			return nil, inputErr("read plan %s (from %s): %v", spec, from, unwrapPathErr(err))
+		}
+	}
+	p, warns, err := plan.Parse(spec, data)
+	if err != nil {
+		return nil, &InputError{"plan " + err.Error()}
+	}
+	if p.RunID != "" && p.RunID != opts.Run {
+		return nil, inputErr("%s:%d: plan is for run %q, not %q (pass the plan's run id, or --plan for the right plan)", spec, p.RunIDLine, p.RunID, opts.Run)
+	}
+	res.plan, res.warns = p, warns
+	return res, nil
+}
+
+// noPlanHint is the one line that says where the plan was looked for and
+// what to pass instead.
+func noPlanHint(run string, looked []string, st *State) string {
+	where := make([]string, 0, len(looked))
+	for _, l := range looked {
+		if l == "." {
+			l = "the main worktree"
+		}
+		where = append(where, l)
+	}
+	try := "e.g. --plan specs/" + run + "-<feature>/plan.md"
+	switch {
+	case st.planSuggest != "":
+		try = "a task branch has one: --plan " + st.planSuggest
+	case st.MainBranch != nil:
+		try = "e.g. --plan " + st.MainBranch.Name + ":specs/" + run + "-<feature>/plan.md"
+	}
+	return fmt.Sprintf("no plan for run %s: looked for %s in %s; pass --plan PATH or REV:PATH (%s)",
+		run, strings.Join(planfind.Patterns(run), ", "), orNothing(strings.Join(where, ", ")), try)
+}
+
+func orNothing(s string) string {
+	if s == "" {
+		return "no worktree or commit (the repository is empty)"
+	}
+	return s
+}
+
+// splitRevPath tells a REV:PATH plan from a file path. A name with a colon
+// is a file when such a file exists.
+func splitRevPath(spec, cwd string) (rev, path string, ok bool) {
+	i := strings.Index(spec, ":")
+	if i <= 0 {
+		return "", "", false
+	}
+	full := spec
+	if !filepath.IsAbs(full) && cwd != "" {
+		full = filepath.Join(cwd, spec)
+	}
+	if _, err := os.Stat(full); err == nil {
+		return "", "", false
+	}
+	return spec[:i], spec[i+1:], true
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// NoPlan is the one-line reason a run without a plan cannot say what
+// remains, with where the plan was looked for; "" when the plan was read.
+func (st *State) NoPlan() string {
+	if st.Plan != nil {
+		return ""
+	}
+	return noPlanHint(st.Report.RunID, st.planLooked, st)
+}
