@@ -106,10 +106,11 @@ func isHex(s string) bool {
 }
 
 // Find searches places, in order of preference (the order breaks ties
-// between equal copies, and names the one reported), for run's plan.
-func Find(ctx context.Context, repo *gitcmd.Repo, run string, places []Place) (*Found, error) {
+// between equal copies, and names the one reported), for run's plan. objs
+// reads commits' trees; nil starts a reader when a commit must be read (a
+// caller that starts one early, beside other work, saves its start-up).
+func Find(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run string, places []Place) (*Found, error) {
 	f := &Found{}
-	var objs *gitcmd.Objects
 	objects := func() (*gitcmd.Objects, error) {
 		if objs != nil {
 			return objs, nil
@@ -118,7 +119,12 @@ func Find(ctx context.Context, repo *gitcmd.Repo, run string, places []Place) (*
 		objs, err = repo.ObjectReader(ctx)
 		return objs, err
 	}
-	defer func() { objs.Close() }()
+	own := objs == nil
+	defer func() {
+		if own {
+			objs.Close()
+		}
+	}()
 
 	byCommit := map[string]*Copy{} // a commit's copy, read once
 	readCommit := func(pl Place) (*Copy, error) {

@@ -120,7 +120,17 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	var cfg map[string]string
 	var refs []gitcmd.Ref
 	var wts []*worktree.Worktree
+	var objs *gitcmd.Objects
+	defer func() { objs.Close() }()
 	err := parallel(
+		func() (err error) {
+			// The plan's copies in commits are read through it once the
+			// refs are known; its start-up overlaps this stage.
+			if opts.PlanPath == "" {
+				objs, err = repo.ObjectReader(ctx)
+			}
+			return err
+		},
 		func() (err error) {
 			if cfg, err = repo.Config(ctx, "taskresume"); err != nil {
 				err = fmt.Errorf("read git config: %w", err)
@@ -218,7 +228,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	}
 	rep.Base = base
 
-	pr, err := findPlan(ctx, repo, opts, cfg, allRefs, wts, base, st.WorktreeDir)
+	pr, err := findPlan(ctx, repo, objs, opts, cfg, allRefs, wts, base, st.WorktreeDir)
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func planOnTaskBranch(ctx context.Context, repo *gitcmd.Repo, run string, refs m
 		}
 	}
 	sort.Slice(places, func(i, j int) bool { return places[i].Label < places[j].Label })
-	found, err := planfind.Find(ctx, repo, run, places)
+	found, err := planfind.Find(ctx, repo, nil, run, places)
 	if err != nil || found.Copy == nil {
 		return ""
 	}
@@ -75,7 +75,7 @@ func planOnTaskBranch(ctx context.Context, repo *gitcmd.Repo, run string, refs m
 
 // findPlan reads the plan named by --plan or taskresume.plan, or else looks
 // for it where orchestrators leave it.
-func findPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, refs map[string]gitcmd.Ref, wts []*worktree.Worktree, base BaseRef, worktreeDir string) (*planResult, error) {
+func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts Options, cfg map[string]string, refs map[string]gitcmd.Ref, wts []*worktree.Worktree, base BaseRef, worktreeDir string) (*planResult, error) {
 	if opts.PlanPath != "" {
 		return givenPlan(ctx, repo, opts, opts.PlanPath, "--plan", opts.Cwd)
 	}
@@ -86,7 +86,7 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[stri
 	if err != nil {
 		return nil, err
 	}
-	found, err := planfind.Find(ctx, repo, opts.Run, places)
+	found, err := planfind.Find(ctx, repo, objs, opts.Run, places)
 	var fe *planfind.Error
 	if errors.As(err, &fe) {
 		return nil, &InputError{fe.Msg}
