@@ -29,8 +29,10 @@ const description = `Reads a plan run's state from git alone: which tasks of eac
 (a branch with at least one commit of its own, counted against its stack
 parent), which are not, what can run next, and which worktrees are stale.
 
-The plan is specs/<run>/plan.md at the top of the repository unless --plan
-(or git config taskresume.plan, a pattern with {run}) says otherwise.
+The plan is --plan, or git config taskresume.plan (a pattern with {run}), or
+else the newest copy of specs/<run>/plan.md, specs/<run>-*/plan.md or
+specs/<run>-*/plan/plan-phase<N>.md in the main worktree, .worktrees/<run>-main,
+the <run>-main branch, the base and the main worktree's HEAD.
 
 Several resumers take different tasks with --claim: a claim is the ref
 refs/taskclaims/<run>/<id>, created only if absent (through --remote, by a
