@@ -209,3 +209,26 @@ func (r *Repo) LastChange(ctx context.Context, rev string, not []string, paths [
 	}
 	return strconv.ParseInt(s, 10, 64)
 }
+
+// LastChangeSince is the committer time (Unix seconds) of the newest commit
+// reachable from rev that changed one of paths after since; 0 when none
+// did. The walk stops at commits older than since: it reads only the
+// history made after that moment.
+func (r *Repo) LastChangeSince(ctx context.Context, rev string, since int64, paths []string) (int64, error) {
+	if err := checkRevs([]string{rev}); err != nil {
+		return 0, err
+	}
+	args := []string{"log", "-1", "--format=%ct", "--since=@" + strconv.FormatInt(since, 10), "--end-of-options", rev, "--"}
+	for _, p := range paths {
+		args = append(args, ":(top,literal)"+p)
+	}
+	out, err := r.Run(ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	s := strings.TrimSpace(string(out))
+	if s == "" {
+		return 0, nil
+	}
+	return strconv.ParseInt(s, 10, 64)
+}

@@ -12,12 +12,7 @@ package planfind
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -67,6 +62,9 @@ type Found struct {
 	Differs []*Copy
 	// Looked names every place searched, for a message when none is found.
 	Looked []string
+	// Why says how Copy was chosen among copies that differ ("" when all
+	// are equal).
+	Why string
 }
 
 // Patterns are the paths searched in each place, as users read them.
@@ -184,11 +182,11 @@ func Find(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run stri
 	if len(copies) == 0 {
 		return f, nil
 	}
-	chosen, err := newest(ctx, repo, copies)
+	chosen, why, err := newest(ctx, repo, copies)
 	if err != nil {
 		return nil, err
 	}
-	f.Copy = chosen
+	f.Copy, f.Why = chosen, why
 	differs := map[[32]byte]bool{chosen.digest: true}
 	for _, c := range copies {
 		if !differs[c.digest] {
@@ -224,7 +222,7 @@ func samePaths(a, b []string) bool {
 // the others' histories lead to; where histories diverged, the side that
 // changed the plan last. Equal copies go to the first place in preference
 // order, so the name reported is the friendliest.
-func newest(ctx context.Context, repo *gitcmd.Repo, copies []*Copy) (*Copy, error) {
+func newest(ctx context.Context, repo *gitcmd.Repo, copies []*Copy) (*Copy, string, error) {
 	var edits []*Copy
 	for _, c := range copies {
 		if c.Uncommitted {
@@ -238,7 +236,30 @@ func newest(ctx context.Context, repo *gitcmd.Repo, copies []*Copy) (*Copy, erro
 				best = c
 			}
 		}
-		return first(copies, best.digest), nil
+		// An edit is the newest copy only if no commit changed the plan
+		// after it was written: a file left over from long ago (an
+		// untracked copy, a worktree nobody touched) must not hide a task
+		// the orchestrator added since.
+		var committed []*Copy
+		stale := false
+		for _, c := range copies {
+			if c.Uncommitted {
+				continue
+			}
+			committed = append(committed, c)
+			if c.digest == best.digest || stale {
+				continue
+			}
+			when, err := repo.LastChangeSince(ctx, c.Commit, best.mtime.Unix(), c.RepoPaths)
+			if err != nil {
+				return nil, "", fmt.Errorf("compare the plan's copies: %w", err)
+			}
+			stale = when > best.mtime.Unix()
+		}
+		if !stale || len(committed) == 0 {
+			return first(copies, best.digest), "an uncommitted edit, newer than every commit of the plan", nil
+		}
+		copies = committed
 	}
 	digestOf := map[string][32]byte{}
 	var oids []string
@@ -249,11 +270,11 @@ func newest(ctx context.Context, repo *gitcmd.Repo, copies []*Copy) (*Copy, erro
 		}
 	}
 	if distinct(copies) == 1 {
-		return copies[0], nil
+		return copies[0], "", nil
 	}
 	tips, err := repo.Independent(ctx, oids)
 	if err != nil {
-		return nil, fmt.Errorf("compare the plan's copies: %w", err)
+		return nil, "", fmt.Errorf("compare the plan's copies: %w", err)
 	}
 	win := digestOf[tips[0]]
 	same := true
@@ -261,7 +282,7 @@ func newest(ctx context.Context, repo *gitcmd.Repo, copies []*Copy) (*Copy, erro
 		same = same && digestOf[t] == win
 	}
 	if same {
-		return first(copies, win), nil
+		return first(copies, win), "the newest commit of the plan (the others' histories lead to it)", nil
 	}
 	// Diverged: the side whose own commits changed the plan last.
 	var bestTime int64 = -1
@@ -275,13 +296,13 @@ func newest(ctx context.Context, repo *gitcmd.Repo, copies []*Copy) (*Copy, erro
 		c := firstAt(copies, t)
 		when, err := repo.LastChange(ctx, t, others, c.RepoPaths)
 		if err != nil {
-			return nil, fmt.Errorf("compare the plan's copies: %w", err)
+			return nil, "", fmt.Errorf("compare the plan's copies: %w", err)
 		}
 		if when > bestTime {
 			bestTime, win = when, digestOf[t]
 		}
 	}
-	return first(copies, win), nil
+	return first(copies, win), "on diverged histories, the side that changed the plan last", nil
 }
 
 func distinct(copies []*Copy) int {
@@ -311,246 +332,40 @@ func firstAt(copies []*Copy, commit string) *Copy {
 	return nil
 }
 
-// candidate is one plan in one place: its directory under specs/ and its
-// files, relative to the top of the repository.
-type candidate struct {
-	dir   string
-	paths []string
-	data  [][]byte
-	mtime time.Time
-}
-
-// phaseFile tells the number N of "plan-phase<N>.md".
-func phaseFile(name string) (int, bool) {
-	s, ok := strings.CutPrefix(name, "plan-phase")
-	if !ok {
-		return 0, false
-	}
-	s, ok = strings.CutSuffix(s, ".md")
-	if !ok || s == "" || len(s) > 9 {
-		return 0, false
-	}
-	n, err := strconv.Atoi(s)
-	return n, err == nil && s[0] >= '0' && s[0] <= '9'
-}
-
-// ownDir says whether a specs/ entry may hold run's plan.
-func ownDir(name, run string) bool { return DirAgrees(name, run) }
-
-// fromDir reads the plan in a worktree's files.
-func fromDir(run string, pl Place) (*Copy, error) {
-	specs := filepath.Join(pl.Dir, "specs")
-	ents, err := os.ReadDir(specs)
-	if err != nil {
-		return nil, nil // no specs/ here (or unreadable): no copy
-	}
-	var cands []candidate
+// Runs lists the runs whose plans are in a worktree's specs/ folder: the
+// run id the plan names, else the one its directory names. A plan that
+// cannot be read or parsed is listed under the run its directory names, so
+// that --list can show the error in its row.
+func Runs(worktreeDir string) []string {
+	var runs []string
+	f := diskFiles{top: worktreeDir}
+	ents, _ := f.list("specs")
 	for _, e := range ents {
-		if !ownDir(e.Name(), run) {
+		if !e.dir {
 			continue
 		}
-		dir := filepath.Join(specs, e.Name())
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		c, err := readCandidate(f, e.name)
+		if err != nil || len(c.paths) == 0 && c.problem == "" {
 			continue
 		}
-		c := candidate{dir: e.Name()}
-		if data, st, ok := readFile(filepath.Join(dir, "plan.md")); ok {
-			c.paths, c.data, c.mtime = []string{"specs/" + e.Name() + "/plan.md"}, [][]byte{data}, st
-		} else if parts, err := os.ReadDir(filepath.Join(dir, "plan")); err == nil {
-			type part struct {
-				n    int
-				name string
-			}
-			var ps []part
-			for _, p := range parts {
-				if n, ok := phaseFile(p.Name()); ok {
-					ps = append(ps, part{n, p.Name()})
+		run := RunOfDir(e.name)
+		if c.problem == "" {
+			var p *plan.Plan
+			if len(c.paths) == 1 {
+				p, _, _ = plan.Parse(c.paths[0], c.data[0])
+			} else {
+				fs := make([]plan.File, len(c.paths))
+				for i := range c.paths {
+					fs[i] = plan.File{Path: c.paths[i], Data: c.data[i]}
 				}
+				p, _, _ = plan.ParseFiles(fs)
 			}
-			sort.Slice(ps, func(i, j int) bool { return ps[i].n < ps[j].n })
-			for _, p := range ps {
-				data, st, ok := readFile(filepath.Join(dir, "plan", p.name))
-				if !ok {
-					continue
-				}
-				c.paths = append(c.paths, "specs/"+e.Name()+"/plan/"+p.name)
-				c.data = append(c.data, data)
-				if st.After(c.mtime) {
-					c.mtime = st
-				}
+			if p != nil && p.RunID != "" {
+				run = p.RunID
 			}
-		}
-		if len(c.paths) > 0 {
-			cands = append(cands, c)
-		}
-	}
-	name := func(p string) string { return filepath.Join(pl.Label, filepath.FromSlash(p)) }
-	c, err := pick(run, pl, cands, name)
-	if c != nil {
-		c.Name = name(c.RepoPaths[0])
-	}
-	return c, err
-}
-
-// readFile reads a regular file (a plan is never a directory or a device).
-func readFile(path string) ([]byte, time.Time, bool) {
-	st, err := os.Stat(path)
-	if err != nil || !st.Mode().IsRegular() {
-		return nil, time.Time{}, false
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, time.Time{}, false
-	}
-	return data, st.ModTime(), true
-}
-
-// fromCommit reads the plan in a commit's tree.
-func fromCommit(o *gitcmd.Objects, run string, pl Place) (*Copy, error) {
-	ents, err := o.Tree(pl.Commit + ":specs")
-	if err != nil {
-		return nil, err
-	}
-	var cands []candidate
-	for _, e := range ents {
-		if !e.IsDir() || !ownDir(e.Name, run) {
-			continue
-		}
-		c := candidate{dir: e.Name}
-		obj, err := o.Get(e.OID + ":plan.md")
-		if err != nil {
-			return nil, err
-		}
-		if obj.Type == "blob" {
-			c.paths, c.data = []string{"specs/" + e.Name + "/plan.md"}, [][]byte{obj.Data}
-		} else {
-			parts, err := o.Tree(e.OID + ":plan")
-			if err != nil {
-				return nil, err
-			}
-			sort.Slice(parts, func(i, j int) bool {
-				a, _ := phaseFile(parts[i].Name)
-				b, _ := phaseFile(parts[j].Name)
-				return a < b
-			})
-			for _, p := range parts {
-				if _, ok := phaseFile(p.Name); !ok || p.Mode == "120000" || p.IsDir() {
-					continue
-				}
-				obj, err := o.Get(p.OID)
-				if err != nil {
-					return nil, err
-				}
-				if obj.Type == "blob" {
-					c.paths = append(c.paths, "specs/"+e.Name+"/plan/"+p.Name)
-					c.data = append(c.data, obj.Data)
-				}
-			}
-		}
-		if len(c.paths) > 0 {
-			cands = append(cands, c)
-		}
-	}
-	c, err := pick(run, pl, cands, func(p string) string { return pl.Label + ":" + p })
-	if c != nil {
-		c.Commit = pl.Commit
-		c.Name = pl.Label + ":" + c.RepoPaths[0]
-	}
-	return c, err
-}
-
-// pick keeps the candidates that are run's plan and refuses a place that
-// holds several. A directory "<run>-x" may be another run's ("feature-2"
-// beside "feature"): the plan's own run id, or the run its directory names
-// when it has none, decides.
-func pick(run string, pl Place, cands []candidate, name func(string) string) (*Copy, error) {
-	var mine []*Copy
-	for _, cd := range cands {
-		files := make([]plan.File, len(cd.paths))
-		h := sha256.New()
-		for i := range cd.paths {
-			files[i] = plan.File{Path: name(cd.paths[i]), Data: cd.data[i]}
-			h.Write([]byte(cd.paths[i][len("specs/")+len(cd.dir):]))
-			h.Write([]byte{0})
-			h.Write([]byte(strings.ReplaceAll(string(cd.data[i]), "\r\n", "\n")))
-			h.Write([]byte{0})
-		}
-		var p *plan.Plan
-		var warns []plan.Warning
-		var err error
-		if len(files) == 1 {
-			p, warns, err = plan.Parse(files[0].Path, files[0].Data)
-		} else {
-			p, warns, err = plan.ParseFiles(files)
-		}
-		c := &Copy{Place: pl, RepoPaths: cd.paths, Plan: p, Warns: warns, Err: err, mtime: cd.mtime}
-		copy(c.digest[:], h.Sum(nil))
-		switch {
-		case p != nil && p.RunID != "":
-			if !DirAgrees(cd.dir, p.RunID) {
-				return nil, &Error{fmt.Sprintf("%s:%d: the plan names run %q but its directory is specs/%s (rename one so the directory is the run id or starts with \"%s-\")",
-					files[0].Path, p.RunIDLine, p.RunID, cd.dir, p.RunID)}
-			}
-			if p.RunID != run {
-				continue // another run's plan in a directory that starts like ours
-			}
-		case RunOfDir(cd.dir) != run && cd.dir != run:
-			continue // no id in the plan (or it does not parse): the directory names another run
-		}
-		mine = append(mine, c)
-	}
-	switch len(mine) {
-	case 0:
-		return nil, nil
-	case 1:
-		return mine[0], nil
-	}
-	var names []string
-	for _, c := range mine {
-		names = append(names, name(c.RepoPaths[0]))
-	}
-	where := pl.Label
-	switch {
-	case pl.Label == ".":
-		where = "the main worktree"
-	case pl.Dir != "":
-		where = "the worktree " + pl.Label
-	}
-	return nil, &Error{fmt.Sprintf("several plans for run %s in %s: %s (pass --plan with the one to read)", run, where, strings.Join(names, ", "))}
-}
-
-// Runs lists the runs whose plans are in a worktree's specs/ folder, each
-// with its plan's path: the run id the plan names, else the one its
-// directory names. A plan that does not parse is listed under the run its
-// directory names, so that --list can show the error in its row.
-func Runs(worktreeDir string) map[string]string {
-	runs := map[string]string{}
-	ents, err := os.ReadDir(filepath.Join(worktreeDir, "specs"))
-	if err != nil {
-		return runs
-	}
-	for _, e := range ents {
-		dir := filepath.Join(worktreeDir, "specs", e.Name())
-		path := filepath.Join(dir, "plan.md")
-		data, _, ok := readFile(path)
-		if !ok {
-			split, _ := filepath.Glob(filepath.Join(dir, "plan", "plan-phase*.md"))
-			if len(split) == 0 {
-				continue
-			}
-			sort.Strings(split)
-			path = split[0]
-			data, _, ok = readFile(path)
-			if !ok {
-				continue
-			}
-		}
-		run := RunOfDir(e.Name())
-		if p, _, err := plan.Parse(path, data); err == nil && p.RunID != "" {
-			run = p.RunID
 		}
 		if plan.ValidateRunID(run) == nil {
-			runs[run] = filepath.Join("specs", e.Name(), filepath.Base(path))
+			runs = append(runs, run)
 		}
 	}
 	return runs

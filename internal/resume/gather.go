@@ -244,8 +244,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		rep.Problems = append(rep.Problems, Problem{Kind: "plan_warning", Message: w.String()})
 	}
 	for _, d := range pr.differs {
-		rep.Problems = append(rep.Problems, Problem{Kind: "plan_differs",
-			Message: fmt.Sprintf("another copy of the plan differs: %s (read %s, the newest)", d, pr.source.Name)})
+		rep.Problems = append(rep.Problems, Problem{Kind: "plan_differs", Message: d})
 	}
 	if p != nil && opts.FromPhase != 0 {
 		found := false

@@ -112,7 +112,15 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts
 	}
 	res.source = src
 	for _, d := range found.Differs {
-		res.differs = append(res.differs, d.Name)
+		msg := fmt.Sprintf("another copy of the plan differs: %s", d.Name)
+		if extra := tasksNotIn(d.Plan, c.Plan); len(extra) > 0 {
+			msg += fmt.Sprintf(" (it has task %s, which the copy read has not)", strings.Join(extra, ", "))
+		}
+		why := found.Why
+		if why == "" {
+			why = "the newest"
+		}
+		res.differs = append(res.differs, msg+"; read "+c.Name+": "+why)
 	}
 	return res, nil
 }
@@ -290,4 +298,18 @@ func (st *State) NoPlan() string {
 		return ""
 	}
 	return noPlanHint(st.Report.RunID, st.planLooked, st)
+}
+
+// tasksNotIn lists the tasks of a that b lacks (by id, either separator).
+func tasksNotIn(a, b *plan.Plan) []string {
+	if a == nil || b == nil {
+		return nil
+	}
+	var out []string
+	for _, t := range a.Tasks() {
+		if b.Task(t.ID) == nil {
+			out = append(out, t.ID)
+		}
+	}
+	return out
 }

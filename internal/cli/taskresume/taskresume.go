@@ -201,7 +201,7 @@ func runsOf(ctx context.Context, repo *gitcmd.Repo, remote string) ([]string, er
 		return nil, err
 	}
 	if len(wts) > 0 && wts[0].Main && !wts[0].Bare {
-		for run := range planfind.Runs(wts[0].Path) {
+		for _, run := range planfind.Runs(wts[0].Path) {
 			runs[run] = true
 		}
 	}
