@@ -190,8 +190,8 @@ type ListReport struct {
 }
 
 // runsOf finds the runs of a repository, once each: by the plans in the
-// main worktree's specs/ (under the run id the plan names, or its
-// directory's), by task branches "<run>-task-<n>...", and by "<run>-main"
+// specs/ of the main worktree and of worktrees named <run>-main (under the
+// run id the plan names, or its directory's), by task branches "<run>-task-<n>...", and by "<run>-main"
 // branches whose run has the orchestrators' six-hex-digit form (a plan
 // that lives only on <run>-main is found through it).
 func runsOf(ctx context.Context, repo *gitcmd.Repo, remote string) ([]string, error) {
@@ -200,8 +200,13 @@ func runsOf(ctx context.Context, repo *gitcmd.Repo, remote string) ([]string, er
 	if err != nil {
 		return nil, err
 	}
-	if len(wts) > 0 && wts[0].Main && !wts[0].Bare {
-		for _, run := range planfind.Runs(wts[0].Path) {
+	for _, w := range wts {
+		// The main worktree, and the runs' shared worktrees (<run>-main,
+		// where orchestrators write the plan, perhaps on no branch).
+		if w.Bare || !w.Main && !strings.HasSuffix(w.Name(), "-main") {
+			continue
+		}
+		for _, run := range planfind.Runs(w.Path) {
 			runs[run] = true
 		}
 	}
