@@ -65,6 +65,9 @@ type Found struct {
 	// Why says how Copy was chosen among copies that differ ("" when all
 	// are equal).
 	Why string
+	// Diverged: copies on histories that diverged differ, and Copy won
+	// only by the date of its last change: a guess the caller should doubt.
+	Diverged bool
 }
 
 // Patterns are the paths searched in each place, as users read them.
@@ -186,7 +189,7 @@ func Find(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run stri
 	if err != nil {
 		return nil, err
 	}
-	f.Copy, f.Why = chosen, why
+	f.Copy, f.Why, f.Diverged = chosen, why, why == whyDiverged
 	differs := map[[32]byte]bool{chosen.digest: true}
 	for _, c := range copies {
 		if !differs[c.digest] {
@@ -302,8 +305,10 @@ func newest(ctx context.Context, repo *gitcmd.Repo, copies []*Copy) (*Copy, stri
 			bestTime, win = when, digestOf[t]
 		}
 	}
-	return first(copies, win), "on diverged histories, the side that changed the plan last", nil
+	return first(copies, win), whyDiverged, nil
 }
+
+const whyDiverged = "on diverged histories, the side that changed the plan last"
 
 func distinct(copies []*Copy) int {
 	d := map[[32]byte]bool{}

@@ -385,6 +385,10 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 	}
 	rep.FromPhase = st.fromPhase
 	switch {
+	case rep.Resume == nil && st.planDoubt != "":
+		// Every task of the plan read is done, but a copy of the plan on a
+		// diverged history has more: never call unfinished work done.
+		rep.Status = "in_progress"
 	case rep.Resume == nil:
 		rep.Status = "completed"
 	case !anyDone:

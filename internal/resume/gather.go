@@ -80,6 +80,9 @@ type State struct {
 	planLooked []string
 	// planSuggest is a --plan value for a copy found on a task branch.
 	planSuggest string
+	// planDoubt: another copy of the plan may hold tasks the one read
+	// lacks, so the run is never called complete.
+	planDoubt string
 }
 
 // OpenRepo opens the repository at dir, or says plainly that there is none.
@@ -242,6 +245,10 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	}
 	for _, w := range pr.warns {
 		rep.Problems = append(rep.Problems, Problem{Kind: "plan_warning", Message: w.String()})
+	}
+	st.planDoubt = pr.doubt
+	if pr.doubt != "" {
+		rep.Problems = append(rep.Problems, Problem{Kind: "plan_diverged", Message: pr.doubt})
 	}
 	for _, d := range pr.differs {
 		rep.Problems = append(rep.Problems, Problem{Kind: "plan_differs", Message: d})

@@ -51,6 +51,9 @@ type planResult struct {
 	// suggest is a --plan value that would read a copy found only on a
 	// task branch ("" when there is none).
 	suggest string
+	// doubt says why the run cannot be complete whatever the plan read
+	// says: a copy on a diverged history has tasks it lacks.
+	doubt string
 }
 
 // planOnTaskBranch finds a copy of the plan on the run's task branches,
@@ -121,6 +124,10 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts
 			why = "the newest"
 		}
 		res.differs = append(res.differs, msg+"; read "+c.Name+": "+why)
+		if extra := tasksNotIn(d.Plan, c.Plan); found.Diverged && len(extra) > 0 && res.doubt == "" {
+			res.doubt = fmt.Sprintf("the plan's copies diverged and %s has task %s, which the copy read (%s) has not: the run is not complete until the copies agree (merge the plans, or pass --plan)",
+				d.Name, strings.Join(extra, ", "), c.Name)
+		}
 	}
 	return res, nil
 }

@@ -138,6 +138,8 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 	switch {
 	case rep.Plan == nil:
 		fmt.Fprintln(w, "No plan: cannot tell what remains.")
+	case rep.Resume == nil && rep.Status != "completed":
+		fmt.Fprintln(w, "Every task of the plan read is done, but the run is not complete: see the problems below.")
 	case rep.Resume == nil:
 		fmt.Fprintln(w, "Run complete: nothing to resume.")
 	default:
