@@ -2,6 +2,8 @@ package plan
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // This file reads the text of a heading: which headings are phases or tasks,
@@ -355,4 +357,57 @@ func taskMeta(title string) (string, string, string) {
 		}
 		title = before
 	}
+}
+
+// undecorate takes off what people put before a heading's keyword: emoji
+// and other symbols, bold or italic markers, a list number ("4." or "4)"),
+// and the closing markers at the end. It reports whether the text then
+// starts with a letter (a keyword to look at).
+func undecorate(text string) (string, bool) {
+	s := text
+	for {
+		i := 0
+		for i < len(s) {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				break
+			}
+			i += size
+		}
+		s = s[i:]
+		// A list number: digits then "." or ")" and a blank.
+		j := 0
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j > 0 && j+1 < len(s) && (s[j] == '.' || s[j] == ')') && isBlank(s[j+1]) {
+			s = s[j+1:]
+			continue
+		}
+		break
+	}
+	if s == text || s == "" || isDigit(s[0]) {
+		return "", false
+	}
+	for _, m := range []string{"**", "__", "*", "_", "~~"} {
+		s = trimBlank(strings.TrimSuffix(s, m))
+	}
+	return s, true
+}
+
+// gluedHeading recognises "###Task 1.2: x" and "##Phase 2: y": meant as
+// headings, but Markdown reads them as text, so the task would vanish. It
+// returns the text after the #'s.
+func gluedHeading(l string) (string, bool) {
+	s, ok := stripIndent(l, 3)
+	if !ok {
+		return "", false
+	}
+	n := countRun(s, '#')
+	if n == 0 || n > 6 || n >= len(s) || isBlank(s[n]) {
+		return "", false
+	}
+	rest := trimBlank(s[n:])
+	kind, _, _, near := keywordHeading(rest)
+	return rest, kind != "" || near != ""
 }

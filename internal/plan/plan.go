@@ -227,7 +227,19 @@ func (p *parser) where(path string, line int) string {
 	return path + ":" + strconv.Itoa(line)
 }
 
+// maxPlanSize bounds what is read: a real plan is well under 1 MiB, and a
+// huge one would cost memory out of proportion (about 20 bytes a byte).
+const maxPlanSize = 16 << 20
+
 func (p *parser) parseAll(files []File) error {
+	size := 0
+	for _, f := range files {
+		size += len(f.Data)
+	}
+	if size > maxPlanSize {
+		p.path = files[0].Path
+		return p.errorf(1, "plan is %.1f MiB; a plan over %d MiB is refused (is this the right file?)", float64(size)/(1<<20), maxPlanSize>>20)
+	}
 	for i, f := range files {
 		p.file, p.path = i, f.Path
 		p.phase, p.task, p.zone, p.depList = nil, nil, false, nil
@@ -236,10 +248,8 @@ func (p *parser) parseAll(files []File) error {
 		}
 	}
 	p.file, p.path = 0, files[0].Path
-	if p.ntasks == 0 {
-		if err := p.adoptChecklist(); err != nil {
-			return err
-		}
+	if err := p.adoptChecklist(); err != nil {
+		return err
 	}
 	if p.ntasks == 0 {
 		return p.errorf(1, "empty plan: no task found (want a heading such as \"### Task 1.1: <title>\" or \"## Task 3 - <title>\", or checklist items \"- [ ] **Task 1.1**: <title>\")")
@@ -267,13 +277,25 @@ func (p *parser) parseAll(files []File) error {
 	return nil
 }
 
-// adoptChecklist makes the checklist items the plan's tasks, for plans that
-// list their tasks as "- [ ] **Task 1.1**: ..." instead of headings.
+// adoptChecklist makes the checklist items "- [ ] **Task 1.1**: ..." of
+// every phase without a task heading that phase's tasks: a plan may list
+// tasks so in all its phases or in some. Dropping them would leave the
+// phase empty, and an empty phase reads as complete.
 func (p *parser) adoptChecklist() error {
+	headed := make(map[*Phase]bool, len(p.plan.Phases))
+	for _, ph := range p.plan.Phases {
+		headed[ph] = len(ph.Tasks) > 0
+	}
+	anyHeading := p.ntasks > 0
 	for _, c := range p.checks {
 		p.path = c.task.Path
-		if c.phase == nil {
+		switch {
+		case c.phase == nil && anyHeading:
+			continue // an overview list before the phases of a plan with task headings
+		case c.phase == nil:
 			return p.errorf(c.task.Line, "task %s is outside any phase", c.task.ID)
+		case headed[c.phase]:
+			continue
 		}
 		if err := p.addTask(c.phase, c.task); err != nil {
 			return err
@@ -387,6 +409,9 @@ func (p *parser) line(num int, l string) error {
 		p.depList = nil
 		return p.heading(num, level, htext)
 	}
+	if word, ok := gluedHeading(l); ok {
+		return p.errorf(num, "%s is not a heading (Markdown needs a space after the #'s): write \"%s %s\"", quote(trimBlank(l)), strings.Repeat("#", countRun(trimLeft(l), '#')), word)
+	}
 	if v, ok := parseRunIDLine(l); ok {
 		if ph, bad := placeholder(v); bad {
 			return p.templateError(num, ph)
@@ -398,13 +423,14 @@ func (p *parser) line(num int, l string) error {
 			return p.strategy(num, v)
 		}
 	}
-	if id, title, size, est, meta, ok := checklistTask(l); ok {
-		if p.ntasks == 0 {
+	if p.task == nil {
+		// Kept aside: it is a task only if its phase has no task heading
+		// (decided once the whole plan is read). Under a task heading it
+		// is an ordinary bullet (an acceptance criterion).
+		if id, title, size, est, meta, ok := checklistTask(l); ok {
 			t := &Task{ID: id, Title: title, Size: size, Estimate: est, Meta: meta, Path: p.path, Line: num}
 			p.checks = append(p.checks, checklistItem{t, p.phase})
-			p.zone = false
 		}
-		// In a plan with task headings it is an ordinary bullet.
 	}
 	if p.task == nil {
 		return nil
@@ -504,6 +530,13 @@ func (p *parser) heading(num, level int, text string) error {
 		return p.templateError(num, ph)
 	}
 	kind, token, rest, near := keywordHeading(text)
+	if kind == "" && near == "" {
+		// "### 🚧 Task 1.2: x", "### **Task 1.3: x**", "### 4. Task 1.4: x":
+		// decoration before the keyword must not turn a task into prose.
+		if bare, ok := undecorate(text); ok {
+			kind, token, rest, near = keywordHeading(bare)
+		}
+	}
 	switch {
 	case near != "":
 		word, _ := leadingWord(text)
