@@ -79,8 +79,16 @@ func frontMatterRunID(l string) (string, bool) {
 		return "", false
 	}
 	v := trimBlank(l[colon+1:])
-	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-		v = v[1 : len(v)-1]
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') {
+		if end := strings.IndexByte(v[1:], v[0]); end >= 0 {
+			return v[1 : 1+end], true
+		}
+	}
+	// YAML: " #" starts a comment ("runId: a1b2c3  # set by the orchestrator").
+	if i := strings.Index(v, " #"); i >= 0 {
+		v = trimBlank(v[:i])
+	} else if i := strings.Index(v, "\t#"); i >= 0 {
+		v = trimBlank(v[:i])
 	}
 	return v, true
 }

@@ -83,3 +83,24 @@ func TestPlanSizeCap(t *testing.T) {
 		t.Errorf("ParseFiles of a split plan over the cap: %v", err)
 	}
 }
+
+func TestPathTemplatesAndYAMLComments(t *testing.T) {
+	p, _ := mustParse(t, "---\nrunId: a1b2c3   # set by the orchestrator\n---\n## Phase 1: API (Parallel)\n### Task 1.1: GET /users/{id} endpoint\n### Task 1.2: Map x{i} to y{i}\n")
+	if p.RunID != "a1b2c3" || len(p.Tasks()) != 2 || p.Tasks()[0].Title != "GET /users/{id} endpoint" {
+		t.Errorf("run %q, tasks %+v", p.RunID, p.Tasks())
+	}
+	q, _ := mustParse(t, "---\nrunId: \"b2c3d4\" # quoted, then a comment\n---\n## Phase 1: A (Parallel)\n### Task 1.1: x\n")
+	if q.RunID != "b2c3d4" {
+		t.Errorf("quoted run id with a comment: %q", q.RunID)
+	}
+	for _, src := range []string{
+		"## Phase 1: {Phase Name} (Parallel)\n### Task 1.1: x\n",
+		"## Phase 1: A (Parallel)\n### Task 1.1: Add {Feature Name}\n",
+		"**Run ID:** ${runId}\n## Phase 1: A (Parallel)\n### Task 1.1: x\n",
+		"## Phase 1: A (Parallel)\n### Task {ID}: {Name}\n",
+	} {
+		if _, _, err := Parse("plan.md", []byte(src)); err == nil || !strings.Contains(err.Error(), "placeholder") {
+			t.Errorf("Parse(%q) = %v; want a template placeholder error", src, err)
+		}
+	}
+}

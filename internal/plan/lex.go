@@ -257,6 +257,9 @@ func placeholder(s string) (string, bool) {
 			}
 			dollarOpen = false
 		}
+		if i > 0 && (s[i-1] == '/' || isAlnum(s[i-1]) || s[i-1] == '}') {
+			continue // a path template ("/users/{id}"), not a blank to fill in
+		}
 		j := i + 1
 		for j < len(s) && (isAlnum(s[j]) || isBlank(s[j]) || s[j] == '_' || s[j] == '|') {
 			j++
