@@ -104,3 +104,28 @@ func TestPathTemplatesAndYAMLComments(t *testing.T) {
 		}
 	}
 }
+
+func TestDashesAtTheTopAreNotAlwaysFrontMatter(t *testing.T) {
+	p, _ := mustParse(t, "---\n## Phase 1: Setup (Sequential)\n### Task 1.1: First\n---\n## Phase 2: Core (Parallel)\n### Task 2.1: Second\n")
+	if len(p.Phases) != 2 || len(p.Tasks()) != 2 {
+		t.Errorf("phases %d, tasks %d; want 2 and 2 (the first block is the plan, not front matter)", len(p.Phases), len(p.Tasks()))
+	}
+	q, _ := mustParse(t, "---\n# a YAML comment\nrunId: c0ffee\n---\n## Phase 1: A (Parallel)\n### Task 1.1: x\n")
+	if q.RunID != "c0ffee" || len(q.Tasks()) != 1 {
+		t.Errorf("front matter with a YAML comment: run %q, tasks %d", q.RunID, len(q.Tasks()))
+	}
+}
+
+func TestHTMLCommentsHideHeadings(t *testing.T) {
+	p, ws := mustParse(t, "## Phase 1: A (Parallel)\n### Task 1.1: kept\n<!--\n### Task 1.2: dropped from the plan\n-->\n<!-- ### Task 1.3: one line -->\n### Task 1.4: kept too\n<!-- open\n### Task 1.5: never closed\n")
+	var ids []string
+	for _, tk := range p.Tasks() {
+		ids = append(ids, tk.ID)
+	}
+	if strings.Join(ids, " ") != "1.1 1.4" {
+		t.Errorf("tasks %v, want 1.1 1.4", ids)
+	}
+	if len(ws) != 1 || !strings.Contains(ws[0].String(), "plan.md:8: HTML comment is never closed") {
+		t.Errorf("warnings %v", ws)
+	}
+}

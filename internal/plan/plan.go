@@ -334,12 +334,13 @@ func (p *parser) parseFile(data []byte) error {
 	}
 
 	var (
-		pre       preamble
-		front     int // line of the "---" that opened front matter; 0 outside it
-		inFence   bool
-		fenceChar byte
-		fenceLen  int
-		fenceLine int
+		pre         preamble
+		front       int // line of the "---" that opened front matter; 0 outside it
+		inFence     bool
+		fenceChar   byte
+		fenceLen    int
+		fenceLine   int
+		commentLine int // line of an open "<!--"; 0 outside a comment
 	)
 	for pos, num := 0, 1; pos < len(text); num++ {
 		var l string
@@ -357,7 +358,7 @@ func (p *parser) parseFile(data []byte) error {
 		if !pre.done && pre.next(l) {
 			continue
 		}
-		if front == 0 && isFrontMatterFence(l, false) {
+		if front == 0 && isFrontMatterFence(l, false) && !holdsHeadings(text, pos) {
 			front = num
 			continue
 		}
@@ -368,8 +369,22 @@ func (p *parser) parseFile(data []byte) error {
 			}
 			continue
 		}
+		if commentLine > 0 {
+			if strings.Contains(l, "-->") {
+				commentLine = 0
+			}
+			continue
+		}
 		if c, n, ok := opensFence(l); ok {
 			inFence, fenceChar, fenceLen, fenceLine = true, c, n, num
+			continue
+		}
+		// An HTML comment is not shown: a heading commented out is no task
+		// (as in Markdown, the block runs from "<!--" to the line with "-->").
+		if t, ok := stripIndent(l, 3); ok && strings.HasPrefix(t, "<!--") {
+			if !strings.Contains(t[4:], "-->") {
+				commentLine = num
+			}
 			continue
 		}
 		if err := p.line(num, l); err != nil {
@@ -378,6 +393,9 @@ func (p *parser) parseFile(data []byte) error {
 	}
 	if front > 0 {
 		return p.errorf(front, "front matter opened here is never closed (want a line \"---\" after it)")
+	}
+	if commentLine > 0 {
+		p.warnf(commentLine, "HTML comment is never closed; the rest of the file is ignored")
 	}
 	if inFence {
 		// Markdown runs an unclosed fence to the end of the file; say so,
@@ -389,6 +407,29 @@ func (p *parser) parseFile(data []byte) error {
 
 // frontMatterLine reads one line of front matter. Only the run id matters,
 // but a template placeholder anywhere means the plan was never filled in.
+// holdsHeadings looks ahead from a "---" on the first line, up to the next
+// "---": a block holding a Markdown heading of level two or more, or a Phase
+// or Task heading, is the plan itself between two thematic breaks, not YAML
+// front matter (whose comments start with a single "#"). Read as front
+// matter, its phases and tasks would vanish.
+// Without a closing "---" it stays front matter, and an error says so.
+func holdsHeadings(text string, pos int) bool {
+	headings := false
+	for pos < len(text) {
+		var l string
+		l, pos = nextLine(text, pos)
+		if isFrontMatterFence(l, true) {
+			return headings
+		}
+		if level, htext, ok := parseHeading(l); ok {
+			if kind, _, _, _ := keywordHeading(htext); level >= 2 || kind != "" {
+				headings = true
+			}
+		}
+	}
+	return false
+}
+
 func (p *parser) frontMatterLine(num int, l string) error {
 	if ph, ok := placeholder(l); ok {
 		return p.templateError(num, ph)
