@@ -129,3 +129,13 @@ func TestHTMLCommentsHideHeadings(t *testing.T) {
 		t.Errorf("warnings %v", ws)
 	}
 }
+
+func TestEmAndEnDashes(t *testing.T) {
+	p, _ := mustParse(t, "## Phase 1 \u2014 Setup\n\n**Strategy**: parallel\n\n### Task 1.1 \u2013 Schema\n### Task 1.2 \u2014 Service (M)\n")
+	if len(p.Phases) != 1 || p.Phases[0].Title != "Setup" || p.Phases[0].Mode != Parallel {
+		t.Fatalf("phases %+v", p.Phases)
+	}
+	if tk := p.Tasks(); len(tk) != 2 || tk[0].Title != "Schema" || tk[1].Title != "Service" || tk[1].Size != "M" {
+		t.Errorf("tasks %+v %+v", tk[0], tk[1])
+	}
+}

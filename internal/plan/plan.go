@@ -570,6 +570,9 @@ func (p *parser) heading(num, level int, text string) error {
 	if ph, bad := placeholder(text); bad {
 		return p.templateError(num, ph)
 	}
+	// An em or en dash between blanks separates like " - " does
+	// ("## Phase 1 — Setup", "### Task 1.1 – Schema").
+	text = strings.ReplaceAll(strings.ReplaceAll(text, " \u2014 ", " - "), " \u2013 ", " - ")
 	kind, token, rest, near := keywordHeading(text)
 	if kind == "" && near == "" {
 		// "### 🚧 Task 1.2: x", "### **Task 1.3: x**", "### 4. Task 1.4: x":

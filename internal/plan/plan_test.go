@@ -571,7 +571,6 @@ func TestErrors(t *testing.T) {
 		{"ten digits", head + "### Task 1234567890: A\n", 3, `malformed task id "1234567890"`},
 		{"no colon", head + "### Task 2.2 Missing colon\n", 3, `malformed task heading: want "Task <id>: <title>" or "Task <id> - <title>"`},
 		{"id alone", head + "### Task 2.2\n", 3, "malformed task heading"},
-		{"task en dash", head + "### Task 2.2 – Title\n", 3, "malformed task heading"},
 		{"empty title", head + "### Task 1.1:\n", 3, "task 1.1 has an empty title"},
 		{"blank title", head + "### Task 1.1: \t \n", 3, "task 1.1 has an empty title"},
 		{"only size", head + "### Task 1.1: (M - 1h)\n", 3, "task 1.1 has an empty title"},
