@@ -234,7 +234,7 @@ func cmdCrash(ts *testscript.TestScript, neg bool, args []string) {
 
 var taskHeading = regexp.MustCompile(`(?m)^### Task ([0-9.]+): (.*?)(?: \([^()]*\))?\s*$`)
 
-// slug is SPEC 2's slug, written again here so the tests do not trust the
+// slug is the branch-name slug, written again here so the tests do not trust the
 // code under test to name branches.
 func slug(title string) string {
 	var b strings.Builder

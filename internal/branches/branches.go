@@ -81,7 +81,7 @@ func MatchBranches(run string, p *plan.Plan, bs []Branch) Match {
 	return m
 }
 
-// Status is a task's state; the values are the JSON names of SPEC 4.
+// Status is a task's state; the values are the names the JSON report uses (README, "JSON").
 type Status string
 
 // Task states.
@@ -112,7 +112,7 @@ type TaskState struct {
 	StackParent string
 }
 
-// Decide applies the completion rule of SPEC 3.
+// Decide applies the completion rule (README, "When a task is complete").
 //
 // run holds the commits reachable from the task tips and not from the base
 // (`git rev-list --parents <tips> --not <base>`). A branch's own commits are

@@ -225,7 +225,7 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
-			// Only earlier tasks can be stack parents (SPEC 3).
+			// Only earlier tasks can be stack parents.
 			name:    "stacked against plan order",
 			tips:    map[string]string{"1.1": "c2", "2.1": "c1"},
 			commits: graph("c1:B", "c2:c1"),

@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Exit codes, SPEC 6.
+// Exit codes, as the README lists them.
 const (
 	ExitOK         = 0
 	ExitIncomplete = 1 // --exit-code: the run is not complete

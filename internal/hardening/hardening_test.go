@@ -14,8 +14,8 @@ import (
 )
 
 // ---------------------------------------------------------------------------
-// Run ids (SPEC 1: 1-64 characters of [A-Za-z0-9._-], starting with a letter
-// or digit, a valid ref name; SPEC 6: never reaching git as an option).
+// Run ids (1-64 characters of [A-Za-z0-9._-], starting with a letter
+// or digit, a valid ref name; never reaching git as an option).
 
 var badRunIDs = []struct {
 	name, id string
@@ -219,7 +219,7 @@ func TestSnapshotSeesChanges(t *testing.T) {
 }
 
 // TestOptionInjection: user-given names other than the run id (--base,
-// --plan REV, --remote, --task) never reach git as options (SPEC 6).
+// --plan REV, --remote, --task) never reach git as options.
 func TestOptionInjection(t *testing.T) {
 	t.Parallel()
 	dir := crashRepo(t)

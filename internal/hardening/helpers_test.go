@@ -210,7 +210,7 @@ Run ID: x1
 ### Task 2.2: Other service
 `
 
-// Branch names of the standard plan (SPEC 2).
+// Branch names of the standard plan.
 const (
 	br11 = "x1-task-1-1-create-schema"
 	br12 = "x1-task-1-2-second-step"
@@ -300,7 +300,7 @@ func assertUnchanged(t testing.TB, dir, before string, r result) {
 	}
 }
 
-// assertBadInput checks the contract of SPEC 6 for bad usage or input:
+// assertBadInput checks the contract for bad usage or input:
 // exit code exactly 2, nothing on stdout, and exactly one stderr line that
 // starts with "error: " and holds every want.
 func assertBadInput(t testing.TB, r result, want ...string) {

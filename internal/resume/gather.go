@@ -397,7 +397,7 @@ func shallowBoundary(repo *gitcmd.Repo) map[string]bool {
 	return boundary
 }
 
-// resolveBase applies SPEC 3's order: --base, taskresume.base, <run>-main,
+// resolveBase applies the base order: --base, taskresume.base, <run>-main,
 // origin/HEAD, main, master. None existing is an error, never a silent zero.
 func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, refs map[string]gitcmd.Ref, run, remote string) (BaseRef, error) {
 	for _, c := range []struct{ rev, source string }{{opts.Base, "flag"}, {cfg["taskresume.base"], "config"}} {
