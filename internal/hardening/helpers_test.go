@@ -300,7 +300,7 @@ func assertUnchanged(t testing.TB, dir, before string, r result) {
 	}
 }
 
-// assertBadInput checks the contract for bad usage or input:
+// assertBadInput checks what bad usage or input must get:
 // exit code exactly 2, nothing on stdout, and exactly one stderr line that
 // starts with "error: " and holds every want.
 func assertBadInput(t testing.TB, r result, want ...string) {

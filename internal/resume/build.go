@@ -399,7 +399,7 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 	}
 }
 
-// resumePoint applies the resume rule: in a parallel phase every incomplete task runs
+// resumePoint: in a parallel phase every incomplete task runs
 // at once; in a sequential one only the first. A task in conflict is never
 // runnable: a third branch would only deepen the conflict.
 func (st *State) resumePoint(ph *plan.Phase, out Phase) *Resume {
