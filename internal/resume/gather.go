@@ -348,28 +348,6 @@ func parallel(fns ...func() error) error {
 	return nil
 }
 
-func (st *State) hasRunWorktree(wts []*worktree.Worktree, run string) bool {
-	for _, w := range wts {
-		if st.belongsToRun(w, run) {
-			return true
-		}
-	}
-	return false
-}
-
-// belongsToRun: a worktree on a branch is the run of that branch; only a
-// detached HEAD (no branch to go by) is the run's when its directory,
-// inside the worktree folder, carries the run's name. A directory of that
-// name elsewhere, or one checked out on another run's branch, is somebody
-// else's.
-func (st *State) belongsToRun(w *worktree.Worktree, run string) bool {
-	if br := w.BranchShort(); br != "" {
-		return strings.HasPrefix(br, branches.TaskPrefix(run)) || br == branches.MainBranch(run)
-	}
-	name := w.Name()
-	return (strings.HasPrefix(name, branches.TaskPrefix(run)) || name == branches.MainBranch(run)) && st.inWorktreeDir(w.Path)
-}
-
 // checkShallow refuses to answer when the walk reached a shallow boundary:
 // beyond it git pretends there is no history, and counts come out wrong.
 func checkShallow(repo *gitcmd.Repo, commits []gitcmd.Commit) error {

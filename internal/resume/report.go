@@ -142,6 +142,17 @@ type Worktree struct {
 	Current bool `json:"current,omitempty"`
 	// Main is the repository's own checkout: never removed.
 	Main bool `json:"main_worktree,omitempty"`
+	// Shared is the run's shared worktree (<worktree folder>/<run>-main),
+	// whatever it has checked out: the orchestrator's workspace, never a
+	// task's, removed only by --all.
+	Shared bool `json:"shared,omitempty"`
+	// Outside: a linked worktree outside the worktree folder with a task's
+	// branch checked out (a user's review checkout, say); only --task and
+	// --all remove it.
+	Outside bool `json:"outside_worktree_dir,omitempty"`
+	// WorkFor is the task the uncommitted work in the shared worktree
+	// belongs to: the running task of a sequential phase; "" for the run.
+	WorkFor string `json:"work_for,omitempty"`
 	// AdminDir is the worktree's private git directory (index, HEAD,
 	// per-worktree refs); "" when no admin entry names it.
 	AdminDir string `json:"-"`

@@ -1,0 +1,137 @@
+package branches
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/taskresume/git-taskresume/internal/plan"
+)
+
+// Names reads task ids out of the names of a run's branches and worktree
+// directories. Agents choose the part after the id, so the id is what
+// identifies the task; the plan says how ids are numbered.
+type Names struct {
+	run   string
+	p     *plan.Plan
+	exact map[string]string // whole branch name -> task id
+	// byID maps a canonical id ("2.1") to its task.
+	byID map[string]*plan.Task
+	// through: every id is one number, numbered through the whole plan.
+	through bool
+}
+
+// NewNames prepares the readings for run's plan (p may be nil: every name
+// is then unknown).
+func NewNames(run string, p *plan.Plan) *Names {
+	n := &Names{run: run, p: p, exact: map[string]string{}, byID: map[string]*plan.Task{}}
+	if p == nil {
+		return n
+	}
+	n.through = len(p.Tasks()) > 0
+	for _, t := range p.Tasks() {
+		if _, dup := n.exact[plan.BranchName(run, t)]; !dup {
+			n.exact[plan.BranchName(run, t)] = t.ID
+		}
+		c := plan.CanonicalID(t.ID)
+		if _, dup := n.byID[c]; !dup {
+			n.byID[c] = t
+		}
+		if strings.ContainsAny(t.ID, ".-") {
+			n.through = false
+		}
+	}
+	return n
+}
+
+// Task names the task a branch or worktree directory name belongs to, ""
+// when no reading names one:
+//   - the exact name "<run>-task-<id>-<slug>" of a task;
+//   - "<run>-task-<id>" followed by "-" or nothing, the id dashed or
+//     dotted ("1-1", "1.1"), the longest id the plan has winning, so a
+//     trailing "-2" of a retry is part of the free text;
+//   - in a plan numbered through ("Task 4"), "<run>-task-<p>-<n>" is
+//     task n when phase p holds it, else the n-th task of phase p, and
+//     never task p: two numbers there always mean phase and task.
+func (n *Names) Task(name string) string {
+	if id, ok := n.exact[name]; ok {
+		return id
+	}
+	rest, ok := strings.CutPrefix(name, TaskPrefix(n.run))
+	if !ok || n.p == nil {
+		return ""
+	}
+	nums := leadingNumbers(rest)
+	if len(nums) == 0 {
+		return ""
+	}
+	if n.through && len(nums) >= 2 {
+		return n.phaseTask(nums[0], nums[1])
+	}
+	for l := len(nums); l > 0; l-- {
+		if t := n.byID[strings.Join(nums[:l], ".")]; t != nil {
+			return t.ID
+		}
+	}
+	return ""
+}
+
+// phaseTask is task n of phase p in a plan numbered through: the task
+// whose id is n when phase p holds it, else phase p's n-th task.
+func (n *Names) phaseTask(p, num string) string {
+	pn, err1 := strconv.Atoi(p)
+	k, err2 := strconv.Atoi(num)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	for _, ph := range n.p.Phases {
+		if ph.Number != pn {
+			continue
+		}
+		for _, t := range ph.Tasks {
+			if plan.CanonicalID(t.ID) == num {
+				return t.ID
+			}
+		}
+		if k >= 1 && k <= len(ph.Tasks) {
+			return ph.Tasks[k-1].ID
+		}
+	}
+	return ""
+}
+
+// TaskByID returns the plan's task with id (either separator), or nil.
+func (n *Names) TaskByID(id string) *plan.Task { return n.byID[plan.CanonicalID(id)] }
+
+// Through reports whether the plan numbers its tasks through the whole plan.
+func (n *Names) Through() bool { return n.through }
+
+// leadingNumbers splits the numbers an id is made of off the front of
+// s: "1-1-core" and "1.1-core" give [1 1], "4-x" gives [4], "1-1" gives
+// [1 1]. A number must end at "-", "." or the end of s, so "2fa-x" gives
+// nothing.
+func leadingNumbers(s string) []string {
+	var nums []string
+	for s != "" {
+		i := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == 0 || i > 9 || i < len(s) && s[i] != '-' && s[i] != '.' {
+			break
+		}
+		if i > 1 && s[0] == '0' {
+			break
+		}
+		nums = append(nums, s[:i])
+		if i == len(s) {
+			break
+		}
+		sep := s[i]
+		s = s[i+1:]
+		// "1.1-name": a dot only separates numbers; "-" may end the id.
+		if sep == '.' && (s == "" || s[0] < '0' || s[0] > '9') {
+			break
+		}
+	}
+	return nums
+}

@@ -1,0 +1,239 @@
+package resume
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/plan"
+	"github.com/taskresume/git-taskresume/internal/worktree"
+)
+
+func (st *State) hasRunWorktree(wts []*worktree.Worktree, run string) bool {
+	for _, w := range wts {
+		if st.belongsToRun(w, run) {
+			return true
+		}
+	}
+	return false
+}
+
+// belongsToRun: a worktree on a branch is the run of that branch; only a
+// detached HEAD (no branch to go by) is the run's when its directory,
+// inside the worktree folder, carries the run's name. A directory of that
+// name elsewhere, or one checked out on another run's branch, is somebody
+// else's.
+func (st *State) belongsToRun(w *worktree.Worktree, run string) bool {
+	if br := w.BranchShort(); br != "" {
+		return strings.HasPrefix(br, branches.TaskPrefix(run)) || br == branches.MainBranch(run)
+	}
+	name := w.Name()
+	return (strings.HasPrefix(name, branches.TaskPrefix(run)) || name == branches.MainBranch(run)) && st.inWorktreeDir(w.Path)
+}
+
+// WorktreeName is the directory name of a task's worktree.
+func WorktreeName(run, id string) string { return branches.TaskPrefix(run) + plan.DashedID(id) }
+
+// inWorktreeDir reports whether path's parent is the configured worktree
+// folder: a relative setting (".worktrees") matches that folder under any
+// top, so bare-repository layouts work too.
+func (st *State) inWorktreeDir(path string) bool {
+	parent := filepath.Clean(filepath.Dir(path))
+	dir := filepath.Clean(st.WorktreeDir)
+	if filepath.IsAbs(dir) {
+		return parent == dir
+	}
+	return parent == dir || strings.HasSuffix(parent, string(filepath.Separator)+dir)
+}
+
+// classifyWorktrees picks the run's worktrees out of all of them, assigns each
+// to a task, and reads what each holds.
+func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree, m branches.Match, read bool) []*Worktree {
+	run := st.Report.RunID
+	branchTask := map[string]string{}
+	for id, bs := range m.ByTask {
+		for _, b := range bs {
+			branchTask[b.Name] = id
+		}
+	}
+	nameTask := map[string]string{}
+	if st.Plan != nil {
+		for _, t := range st.Plan.Tasks() {
+			nameTask[WorktreeName(run, t.ID)] = t.ID
+		}
+	}
+	current := canonical(st.Repo.TopLevel)
+	admins := worktree.AdminDirs(st.Repo.CommonDir)
+
+	var out []*Worktree
+	var live []string
+	var detached []string
+	for _, w := range wts {
+		if w.Bare || !st.belongsToRun(w, run) {
+			continue
+		}
+		rw := &Worktree{Path: w.Path, Head: w.HEAD, Branch: w.BranchShort(), Detached: w.Detached,
+			Locked: w.Locked, LockReason: w.LockReason, Main: w.Main}
+		if w.Main {
+			rw.AdminDir = st.Repo.CommonDir
+		} else {
+			rw.AdminDir = admins[filepath.Clean(w.Path)]
+		}
+		if fi, err := os.Lstat(w.Path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			// A symbolic link is never followed, whatever git makes of the
+			// place it points to: not missing, not a damaged entry.
+			rw.Symlink = true
+			rw.Error = "its path is a symbolic link; not followed"
+		} else if w.Prunable {
+			// git calls a worktree prunable when it cannot use its .git
+			// file. Only a directory that is really gone is "missing"; one
+			// git cannot read stays as it is; otherwise the admin entry is
+			// damaged (it names a place that is not this worktree), and
+			// only that entry can go.
+			_, statErr := os.Lstat(w.Path)
+			_, readErr := os.ReadFile(filepath.Join(w.Path, ".git"))
+			switch {
+			case errors.Is(statErr, fs.ErrNotExist):
+				rw.Missing = true
+			case errors.Is(readErr, fs.ErrPermission) || errors.Is(statErr, fs.ErrPermission):
+				rw.Error = "cannot read it (permission denied)"
+				rw.Unreadable = true
+			default:
+				rw.Error = "git cannot use it: " + w.PrunableReason
+				rw.Broken = true
+			}
+		}
+		// The worktree this command runs in is known by its git directory
+		// as well as by its path: a worktree moved by hand is still the
+		// current one although git lists it under its old path.
+		rw.Current = current != "" && canonical(w.Path) == current ||
+			rw.AdminDir != "" && sameFile(rw.AdminDir, st.Repo.GitDir)
+		switch {
+		case branchTask[rw.Branch] != "":
+			rw.Task = branchTask[rw.Branch]
+		case nameTask[w.Name()] != "" && st.inWorktreeDir(w.Path):
+			rw.Task = nameTask[w.Name()]
+		case w.Name() == branches.MainBranch(run) || rw.Branch == branches.MainBranch(run):
+			rw.Task = ""
+		default:
+			rw.Task = "?"
+		}
+		st.Worktrees = append(st.Worktrees, w)
+		out = append(out, rw)
+		if !rw.Missing && !rw.Broken && !rw.Unreadable && !rw.Symlink {
+			live = append(live, w.Path)
+		}
+		// A missing directory's HEAD still holds commits that removing its
+		// admin entry would orphan.
+		if w.Detached && w.HEAD != "" {
+			detached = append(detached, w.HEAD)
+		}
+	}
+
+	if !read {
+		live, detached = nil, nil
+	}
+	if st.opts.NoStatus {
+		live = nil
+	}
+	statuses, files := worktree.ReadStatusFiles(ctx, live, st.opts.Ignored)
+	unreach := map[string]int{}
+	if len(detached) > 0 {
+		cs, err := st.Repo.WalkNotOnRefs(ctx, uniq(detached))
+		if err == nil {
+			unreach = countPerTip(cs, detached)
+		}
+	}
+	for _, rw := range out {
+		if s, ok := statuses[rw.Path]; ok {
+			rw.Staged, rw.Unstaged, rw.Untracked = s.Staged, s.Unstaged, s.Untracked
+			rw.UntrackedFiles, rw.Ignored = files[rw.Path].Untracked, files[rw.Path].Ignored
+			if s.Err != nil {
+				rw.Error = s.Err.Error()
+			}
+		}
+		if rw.Detached {
+			rw.Unreachable = unreach[rw.Head]
+		}
+		switch {
+		case rw.Missing:
+			rw.State = string(worktree.Missing)
+		case rw.Locked:
+			rw.State = string(worktree.Locked)
+		case rw.Error != "":
+			rw.State = "unknown"
+		case rw.Unreachable > 0:
+			rw.State = string(worktree.Orphaned)
+		case rw.Staged+rw.Unstaged+rw.Untracked > 0:
+			rw.State = string(worktree.Dirty)
+		default:
+			rw.State = string(worktree.Clean)
+		}
+	}
+	return out
+}
+
+// countPerTip counts, for each tip, the commits of cs reachable from it.
+func countPerTip(cs []gitcmd.Commit, tips []string) map[string]int {
+	parents := make(map[string][]string, len(cs))
+	for _, c := range cs {
+		parents[c.OID] = c.Parents
+	}
+	res := map[string]int{}
+	for _, tip := range tips {
+		if _, ok := parents[tip]; !ok {
+			continue
+		}
+		seen := map[string]bool{tip: true}
+		stack := []string{tip}
+		for len(stack) > 0 {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, p := range parents[n] {
+				if _, in := parents[p]; in && !seen[p] {
+					seen[p] = true
+					stack = append(stack, p)
+				}
+			}
+		}
+		res[tip] = len(seen)
+	}
+	return res
+}
+
+func uniq(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sameFile reports whether a and b name the same directory.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+func canonical(p string) string {
+	if p == "" {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
