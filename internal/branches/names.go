@@ -1,6 +1,7 @@
 package branches
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -134,4 +135,33 @@ func leadingNumbers(s string) []string {
 		}
 	}
 	return nums
+}
+
+// Match assigns branches to tasks by name alone: what is known before the
+// commits are read (the worktree classification uses it; Decide has the
+// final word, once subjects are known).
+type Match struct {
+	// ByTask maps a task id to the branches named for it, in name order.
+	ByTask map[string][]Branch
+	// Unknown holds branches of the run whose name names no task.
+	Unknown []Branch
+}
+
+// MatchNames reads each branch's name (see Names.Task).
+func MatchNames(run string, p *plan.Plan, bs []Branch) Match {
+	n := NewNames(run, p)
+	m := Match{ByTask: map[string][]Branch{}}
+	sorted := append([]Branch(nil), bs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	for _, b := range sorted {
+		if !strings.HasPrefix(b.Name, TaskPrefix(run)) {
+			continue
+		}
+		if id := n.Task(b.Name); id != "" {
+			m.ByTask[id] = append(m.ByTask[id], b)
+		} else {
+			m.Unknown = append(m.Unknown, b)
+		}
+	}
+	return m
 }

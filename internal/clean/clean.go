@@ -247,6 +247,8 @@ type cleaner struct {
 	// hashLen is 20 or 32: the repository's object format.
 	hashLen int
 	prefix  string
+	// names gives each save of the clean its own ref name, across waves.
+	names *namer
 }
 
 // changed reports whether the clean changed the run (its report must be
@@ -291,6 +293,7 @@ func (c *cleaner) run() error {
 		return err
 	}
 	obs := observe(st, c.opts, c.repo, wantTask)
+	obs.RemovesInWaves = true // run() below goes wave by wave
 	sel, err := Select(st, c.opts, obs, wantTask)
 	if err != nil {
 		return err
@@ -314,18 +317,54 @@ func (c *cleaner) run() error {
 	c.prefix = BackupRoot + c.opts.Run + "/" + stamp + "/"
 	c.res.Backup = c.prefix
 
-	targets := c.stopWriters(sel.Targets)
-	defer c.putBackAll(targets)
-	saves := c.saveAll(targets, sel)
-	if err := c.record(saves); err != nil {
-		return err
+	// A worktree inside another is stopped, saved and removed before the
+	// one around it (whose renaming aside would take it along): one wave
+	// after the other, each recorded before anything of it is removed.
+	// The branches and claims are saved with the first.
+	waves := sel.Waves()
+	if len(waves) == 0 {
+		waves = [][]*Target{nil}
 	}
-	c.removeAll(targets)
-	if err := c.deleteBranches(sel.Branches, targets); err != nil {
+	var all []*Target
+	defer func() { c.putBackAll(all) }()
+	for i, wave := range waves {
+		if i > 0 && !c.opts.DryRun {
+			// The earlier wave's removals changed directories of this one;
+			// the proof takes a change after a worktree is stopped for a
+			// late write, and file times trail the clock by up to a tick
+			// (stopWriters starts 20ms early): let that tick pass.
+			time.Sleep(50 * time.Millisecond)
+		}
+		targets := c.stopWriters(c.innerGone(wave))
+		all = append(all, targets...)
+		rest := sel
+		if i > 0 {
+			rest = nil
+		}
+		if err := c.record(c.saveAll(targets, rest)); err != nil {
+			return err
+		}
+		c.removeAll(targets)
+	}
+	if err := c.deleteBranches(sel.Branches, all); err != nil {
 		return err
 	}
 	c.dropClaims(sel.Claims, wantTask)
 	return nil
+}
+
+// innerGone keeps, of a wave, the targets whose inner worktrees an earlier
+// wave removed; the others stay, and say which inner one stayed.
+func (c *cleaner) innerGone(wave []*Target) []*Target {
+	var out []*Target
+	for _, t := range wave {
+		if p := t.innerKept(c.opts.DryRun); p != "" {
+			c.skip(t, "holds the worktree "+p+", which stays; removing it would take that worktree along")
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // namer turns names into unique, valid backup ref names.

@@ -16,11 +16,14 @@ import (
 
 // saveAll saves every target that was stopped, proves each save against
 // the worktree's files, and returns the ref updates that record the saves
-// (with those of the branches and claims that go).
+// (with those of the branches and claims that go, when sel is given).
 func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate {
-	names := newNamer()
+	if c.names == nil {
+		c.names = newNamer()
+	}
+	names := c.names
 	var saves []gitcmd.RefUpdate
-	if c.res.Resumed != "" {
+	if sel != nil && c.res.Resumed != "" {
 		// Link this clean to the interrupted one it follows, so that --undo
 		// restores both and --expire-backups keeps both while this is young.
 		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: c.prefix + "continues/" + c.res.Resumed, New: c.st.Report.Base.Commit})
@@ -85,7 +88,7 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: aa.Ref, New: aa.Commit})
 		}
 	}
-	if c.opts.NoBackup {
+	if c.opts.NoBackup || sel == nil {
 		return saves
 	}
 	for _, bt := range sel.Branches {

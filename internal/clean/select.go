@@ -28,6 +28,15 @@ type Observed struct {
 	Modules map[string][]string
 	// Nested lists repositories embedded in a worktree's files.
 	Nested map[string][]string
+	// Inner lists, per worktree of the run, the run's other worktrees
+	// whose directories are inside its own (an orchestrator working in the
+	// shared worktree makes task worktrees there). They are not in Nested.
+	Inner map[string][]string
+	// RemovesInWaves is set by a caller that stops, saves and removes
+	// Selection.Waves one after the other: only then can a worktree holding
+	// others of the run go in the same clean, after them. Otherwise it
+	// stays, and a rerun takes it once they are gone.
+	RemovesInWaves bool
 	// LastChange is each worktree's newest change (only with --older-than).
 	LastChange map[string]time.Time
 	// Protected are directories no removal may touch: the git directories,
@@ -57,6 +66,9 @@ type Target struct {
 	Kind string
 	// Op is an operation under way in it, saved with its admin state.
 	Op string
+	// Inner are the targets inside its directory: they are removed before
+	// it (see Waves), and it stays if one of them does.
+	Inner []*Target
 
 	aside  string // where the directory was renamed to
 	locked bool   // the clean wrote the entry's lock
@@ -106,13 +118,22 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 	}
 	named := func(w *resume.Worktree) bool { return opts.All || wantTask[w.Task] }
 	staying := map[string]string{} // path -> why it stays
+	var cands []*Target
 	for _, w := range st.Report.Worktrees {
 		selected := false
 		switch {
 		case opts.All:
 			selected = true
+		case w.Shared:
+			// The orchestrator's workspace, holding the plan: the next
+			// resume needs it, whichever task's branch it has checked out
+			// (a --task naming that task is refused below, as for any
+			// branch a staying worktree holds). Only the whole run takes it.
 		case len(wantTask) > 0:
 			selected = wantTask[w.Task]
+		case w.Outside:
+			// Put outside the worktree folder by hand (a review checkout):
+			// taken only when its task is named, never as stale.
 		default:
 			selected = w.Stale || w.StaleLocked || (opts.Completed && done[w.Task])
 		}
@@ -122,11 +143,7 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 		}
 		skip := skipReason(w, opts, obs, named(w))
 		if skip != "" {
-			a := &Action{Op: OpSkipWorktree, Task: w.TaskID(), Path: w.Path, Reason: skip}
-			for _, p := range obs.Live[w.Path] {
-				a.Pids = append(a.Pids, p.PID)
-			}
-			sel.Skips = append(sel.Skips, a)
+			sel.skipWorktree(w, skip, obs)
 			staying[w.Path] = skip
 			continue
 		}
@@ -137,8 +154,9 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 		case w.Broken:
 			t.Kind = kindBroken
 		}
-		sel.Targets = append(sel.Targets, t)
+		cands = append(cands, t)
 	}
+	sel.Targets = nestTargets(cands, obs, staying, func(t *Target, why string) { sel.skipWorktree(t.W, why, obs) })
 
 	// Branches.
 	var brs []BranchTarget
@@ -157,7 +175,7 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 			if s.Branch != nil {
 				brs = append(brs, BranchTarget{B: *s.Branch, Task: s.Task.ID})
 			}
-			for _, b := range s.Branches {
+			for _, b := range s.Duplicates {
 				brs = append(brs, BranchTarget{B: b, Task: s.Task.ID})
 			}
 		}
@@ -233,6 +251,112 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 		}
 	}
 	return sel, nil
+}
+
+func (sel *Selection) skipWorktree(w *resume.Worktree, reason string, obs Observed) {
+	a := &Action{Op: OpSkipWorktree, Task: w.TaskID(), Path: w.Path, Reason: reason}
+	for _, p := range obs.Live[w.Path] {
+		a.Pids = append(a.Pids, p.PID)
+	}
+	sel.Skips = append(sel.Skips, a)
+}
+
+// nestTargets settles worktrees inside other worktrees of the run. Removing
+// the outer one renames its whole directory aside, the inner one with it,
+// and its save would hold the inner one's files: so an outer worktree goes
+// only when every worktree inside it goes too, before it. It returns the
+// targets in the order they are removed, each after those inside it. A
+// worktree kept for that reason is passed to skip and marked in staying.
+func nestTargets(cands []*Target, obs Observed, staying map[string]string, skip func(*Target, string)) []*Target {
+	byPath := map[string]*Target{}
+	for _, t := range cands {
+		byPath[t.W.Path] = t
+	}
+	// Keeping one worktree may keep the one around it: repeat until
+	// nothing changes.
+	for changed := true; changed; {
+		changed = false
+		for _, t := range cands {
+			if byPath[t.W.Path] != t || t.Kind != kindRemove {
+				continue // kept already; or no directory of its own to move
+			}
+			why := ""
+			for _, p := range obs.Inner[t.W.Path] {
+				switch {
+				case byPath[p] == nil:
+					why = "holds the worktree " + p + ", which stays"
+					if s := staying[p]; s != "" && s != "not selected" {
+						why += " (" + s + ")"
+					}
+					why += "; removing it would take that worktree along"
+				case !obs.RemovesInWaves:
+					why = "holds the worktree " + p + ", which this clean removes; run it again to remove this one"
+				default:
+					continue
+				}
+				break
+			}
+			if why != "" {
+				delete(byPath, t.W.Path)
+				staying[t.W.Path] = why
+				skip(t, why)
+				changed = true
+			}
+		}
+	}
+	var out []*Target
+	for _, t := range cands {
+		if byPath[t.W.Path] != t {
+			continue
+		}
+		t.Inner = nil
+		if t.Kind == kindRemove {
+			for _, p := range obs.Inner[t.W.Path] {
+				t.Inner = append(t.Inner, byPath[p])
+			}
+		}
+		out = append(out, t)
+	}
+	// Whatever is inside a worktree is inside every worktree around it, so
+	// a worktree holds more targets than any worktree inside it: by that
+	// count the inner ones come first. The sort is stable: otherwise the
+	// order stays the report's.
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].Inner) < len(out[j].Inner) })
+	return out
+}
+
+// Waves splits the targets into the groups a clean removes one after the
+// other: a worktree's wave comes after the waves of every worktree inside
+// it, so each group is stopped, saved and removed with nothing of a later
+// group inside it. Without nested worktrees there is one wave.
+func (sel *Selection) Waves() [][]*Target {
+	level := map[*Target]int{}
+	var waves [][]*Target
+	for _, t := range sel.Targets { // inner targets come first (nestTargets)
+		n := 0
+		for _, in := range t.Inner {
+			if l, ok := level[in]; ok && l+1 > n {
+				n = l + 1
+			}
+		}
+		level[t] = n
+		for len(waves) <= n {
+			waves = append(waves, nil)
+		}
+		waves[n] = append(waves[n], t)
+	}
+	return waves
+}
+
+// innerKept names a worktree inside t that an earlier wave left in place
+// (skipped; or, in a real clean, not removed), or "": t must then stay too.
+func (t *Target) innerKept(dryRun bool) string {
+	for _, in := range t.Inner {
+		if in.skip != nil || !dryRun && !in.done {
+			return in.W.Path
+		}
+	}
+	return ""
 }
 
 // skipReason says why a selected worktree must stay, or "".
@@ -320,7 +444,7 @@ func canonical(p string) string {
 // observe reads what Select needs from the file system and /proc.
 func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[string]bool) Observed {
 	obs := Observed{InProgress: map[string]Operation{}, Modules: map[string][]string{},
-		Nested: map[string][]string{}, LastChange: map[string]time.Time{}, Branches: map[string]string{},
+		Nested: map[string][]string{}, Inner: map[string][]string{}, LastChange: map[string]time.Time{}, Branches: map[string]string{},
 		Foreign: map[string]string{}, Held: map[string][]Operation{}}
 	admins := worktree.AdminDirs(repo.CommonDir)
 	cwd := opts.Cwd
@@ -360,11 +484,11 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 	}
 	var dirs []string
 	for _, w := range st.Report.Worktrees {
-		// Every other worktree of the run is protected from this one's
-		// removal too (a worktree nested in another).
+		// The run's worktrees inside this one: Select removes them first,
+		// or keeps this one when one of them stays.
 		for _, o := range st.Report.Worktrees {
 			if o != w && !o.Missing && strings.HasPrefix(canonical(o.Path), canonical(w.Path)+string(filepath.Separator)) {
-				obs.Nested[w.Path] = append(obs.Nested[w.Path], o.Path+" (a worktree)")
+				obs.Inner[w.Path] = append(obs.Inner[w.Path], o.Path)
 			}
 		}
 		if w.AdminDir != "" && !w.Main {
@@ -380,8 +504,12 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 		if why := foreignGit(w.Path, w.AdminDir, repo.CommonDir); why != "" {
 			obs.Foreign[w.Path] = why
 		}
-		if n := worktree.NestedRepos(w.Path); len(n) > 0 {
-			obs.Nested[w.Path] = append(obs.Nested[w.Path], n...)
+		for _, n := range worktree.NestedRepos(w.Path) {
+			// A worktree of the run inside this one is in Inner: Select
+			// weighs it against what else the clean removes.
+			if !isInner(filepath.Join(w.Path, n), obs.Inner[w.Path]) {
+				obs.Nested[w.Path] = append(obs.Nested[w.Path], n)
+			}
 		}
 		if opts.OlderThan > 0 {
 			obs.LastChange[w.Path] = worktree.LastChange(w.Path)
@@ -392,12 +520,23 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 	return obs
 }
 
+// isInner reports whether dir is one of the worktrees in inner.
+func isInner(dir string, inner []string) bool {
+	c := canonical(dir)
+	for _, p := range inner {
+		if canonical(p) == c {
+			return true
+		}
+	}
+	return false
+}
+
 func taskOfBranch(st *resume.State, name string) string {
 	for _, s := range st.States {
 		if s.Branch != nil && s.Branch.Name == name {
 			return s.Task.ID
 		}
-		for _, b := range s.Branches {
+		for _, b := range s.Duplicates {
 			if b.Name == name {
 				return s.Task.ID
 			}

@@ -201,3 +201,197 @@ func TestSelectClaims(t *testing.T) {
 		t.Errorf("claims dropped %v, want the done task's and the expired one", got)
 	}
 }
+
+// sharedState is handState plus the run's shared worktree /r/.worktrees/x1-main
+// (left on 1.1's branch by the sequential phase, holding uncommitted work)
+// and a review checkout /review of 2.1's branch outside the worktree folder,
+// which the report calls stale (Select must not trust that alone).
+func sharedState() *resume.State {
+	st := handState()
+	st.Report.Worktrees = append(st.Report.Worktrees,
+		&resume.Worktree{Path: "/r/.worktrees/x1-main", Branch: "x1-task-1-1-a", Shared: true, Unstaged: 1, WorkFor: "2.1",
+			AdminDir: "/r/.git/worktrees/x1-main"},
+		&resume.Worktree{Path: "/review", Task: "2.1", Branch: "x1-task-2-1-b", Outside: true, Stale: true,
+			AdminDir: "/r/.git/worktrees/review"})
+	main := &branches.Branch{Name: "x1-main", Ref: "refs/heads/x1-main", OID: strings.Repeat("b", 40)}
+	st.MainBranch = main
+	return st
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestSelectSharedAndOutside(t *testing.T) {
+	const shared, review = "/r/.worktrees/x1-main", "/review"
+	cases := []struct {
+		name      string
+		opts      Options
+		tasks     []string
+		shared    bool // the shared worktree is a target
+		outside   bool // the review checkout is a target
+		refusal   string
+		checkedAt map[string]string // worktree path -> branch it has checked out
+	}{
+		{name: "default", shared: false, outside: false},
+		{name: "--completed", opts: Options{Completed: true}},
+		{name: "--task 2.1 (the task whose work the shared worktree holds)", tasks: []string{"2.1"}, outside: true},
+		{name: "--task 1.1, whose branch the shared worktree has checked out", tasks: []string{"1.1"},
+			checkedAt: map[string]string{shared: "x1-task-1-1-a"},
+			refusal:   "refusing to delete branch x1-task-1-1-a is checked out in " + shared + " (it stays); free it with: git -C " + shared + " switch --detach"},
+		{name: "--all", opts: Options{All: true}, shared: true, outside: true},
+	}
+	for _, c := range cases {
+		st, obs := sharedState(), emptyObs()
+		for p, b := range c.checkedAt {
+			obs.Branches[p] = b
+		}
+		want := map[string]bool{}
+		for _, id := range c.tasks {
+			want[id] = true
+		}
+		c.opts.Tasks = c.tasks
+		sel, err := Select(st, c.opts, obs, want)
+		if c.refusal != "" {
+			if err == nil || err.Error() != c.refusal {
+				t.Errorf("%s: err %v, want the refusal %q", c.name, err, c.refusal)
+			}
+			if _, ok := err.(*resume.InputError); !ok {
+				t.Errorf("%s: refusal is %T, want an input error (exit 2, nothing changed)", c.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		got := paths(sel.Targets)
+		if contains(got, shared) != c.shared {
+			t.Errorf("%s: shared worktree a target: %v, want %v (targets %v)", c.name, !c.shared, c.shared, got)
+		}
+		if contains(got, review) != c.outside {
+			t.Errorf("%s: outside worktree a target: %v, want %v (targets %v)", c.name, !c.outside, c.outside, got)
+		}
+		for _, s := range sel.Skips {
+			if s.Path == shared || s.Path == review {
+				t.Errorf("%s: %s is skipped (%s): a worktree that is not selected is no skip", c.name, s.Path, s.Reason)
+			}
+		}
+	}
+}
+
+// nestedState: the shared worktree /r/.worktrees/x1-main on branch x1-main
+// holds 2.1's worktree (made by an orchestrator working there), which holds
+// one more worktree of an unknown task; 2.2's worktree sits beside them.
+func nestedState() (*resume.State, Observed) {
+	st := sharedState()
+	const shared = "/r/.worktrees/x1-main"
+	st.Report.Worktrees = st.Report.Worktrees[:len(st.Report.Worktrees)-1] // no review checkout
+	st.Report.Worktrees[3].Branch = "x1-main"
+	st.Report.Worktrees[1].Path = shared + "/.worktrees/x1-task-2-1"
+	st.Report.Worktrees[1].Outside = true
+	deep := &resume.Worktree{Path: shared + "/.worktrees/x1-task-2-1/sub/x1-task-9-9", Task: "?", Branch: "x1-task-9-9-z", Outside: true}
+	// Listed first: the order Select returns must not come from the
+	// report's.
+	st.Report.Worktrees = append([]*resume.Worktree{st.Report.Worktrees[3]}, st.Report.Worktrees[:3]...)
+	st.Report.Worktrees = append(st.Report.Worktrees, deep)
+	obs := emptyObs()
+	obs.Inner = map[string][]string{
+		shared:                             {shared + "/.worktrees/x1-task-2-1", deep.Path},
+		shared + "/.worktrees/x1-task-2-1": {deep.Path},
+	}
+	obs.Branches[shared] = "x1-main"
+	obs.RemovesInWaves = true
+	return st, obs
+}
+
+func TestSelectNestedRemovedFirst(t *testing.T) {
+	const shared = "/r/.worktrees/x1-main"
+	const inner, deep = shared + "/.worktrees/x1-task-2-1", shared + "/.worktrees/x1-task-2-1/sub/x1-task-9-9"
+	st, obs := nestedState()
+	sel, err := Select(st, Options{All: true}, obs, map[string]bool{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := paths(sel.Targets)
+	want := []string{"/r/.worktrees/x1-task-1-1", "/r/.worktrees/x1-task-2-2", deep, inner, shared}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("--all removes in the order\n%v\nwant each worktree after those inside it, the shared one last:\n%v", got, want)
+	}
+	var waves [][]string
+	for _, w := range sel.Waves() {
+		waves = append(waves, paths(w))
+	}
+	if len(waves) != 3 || strings.Join(waves[0], " ") != "/r/.worktrees/x1-task-1-1 /r/.worktrees/x1-task-2-2 "+deep ||
+		strings.Join(waves[1], " ") != inner || strings.Join(waves[2], " ") != shared {
+		t.Errorf("waves %q, want [1.1 2.2 deep] [2.1] [shared]", waves)
+	}
+	for _, tg := range sel.Targets {
+		if tg.W.Path == shared && strings.Join(paths(tg.Inner), " ") != inner+" "+deep {
+			t.Errorf("the shared worktree's inner targets are %v, want 2.1's and the one inside it", paths(tg.Inner))
+		}
+	}
+	if len(sel.Skips) != 0 {
+		t.Errorf("skips %v, want none", sel.Skips)
+	}
+
+	// Without a caller that removes in waves, the outer worktrees wait for
+	// a rerun; the branch x1-main that the shared worktree then keeps
+	// checked out cannot go: refused as a whole.
+	st, obs = nestedState()
+	obs.RemovesInWaves = false
+	_, err = Select(st, Options{All: true}, obs, map[string]bool{})
+	if err == nil || !strings.Contains(err.Error(), "branch x1-main is checked out in "+shared) ||
+		!strings.Contains(err.Error(), "holds the worktree "+inner+", which this clean removes; run it again") {
+		t.Errorf("err %v, want a refusal saying the shared worktree waits for its inner worktree", err)
+	}
+	// --task names a worktree inside the shared one: it goes alone, the
+	// shared worktree is not selected.
+	st, obs = nestedState()
+	st.Report.Worktrees = st.Report.Worktrees[:len(st.Report.Worktrees)-1]
+	obs.Inner = map[string][]string{shared: {inner}}
+	sel, err = Select(st, Options{Tasks: []string{"2.1"}}, obs, map[string]bool{"2.1": true})
+	if err != nil || strings.Join(paths(sel.Targets), " ") != inner || len(sel.Skips) != 0 {
+		t.Errorf("--task 2.1 inside the shared worktree: targets %v, skips %v, err %v; want 2.1's worktree alone", paths(sel.Targets), sel.Skips, err)
+	}
+}
+
+func TestSelectNestedStaysKeepsOuter(t *testing.T) {
+	const shared = "/r/.worktrees/x1-main"
+	const inner, deep = shared + "/.worktrees/x1-task-2-1", shared + "/.worktrees/x1-task-2-1/sub/x1-task-9-9"
+	st, obs := nestedState()
+	st.Report.Worktrees[len(st.Report.Worktrees)-1].Locked = true // the deepest one stays
+	// The shared worktree is detached: no branch of its to refuse over.
+	st.Report.Worktrees[0].Branch = ""
+	st.MainBranch = nil
+	sel, err := Select(st, Options{All: true}, obs, map[string]bool{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(paths(sel.Targets), " "); got != "/r/.worktrees/x1-task-1-1 /r/.worktrees/x1-task-2-2" {
+		t.Errorf("targets %q: a locked worktree inside 2.1's must keep 2.1's and the shared one", got)
+	}
+	reasons := map[string]string{}
+	for _, s := range sel.Skips {
+		reasons[s.Path] = s.Reason
+	}
+	if r := reasons[inner]; !strings.Contains(r, "holds the worktree "+deep+", which stays (locked") {
+		t.Errorf("2.1's skip reason %q, want one naming the locked worktree inside it", r)
+	}
+	if r := reasons[shared]; !strings.Contains(r, "holds the worktree ") || !strings.Contains(r, ", which stays (") {
+		t.Errorf("shared skip reason %q, want one naming a worktree inside it that stays, and why", r)
+	}
+	// 2.1's branch stays checked out in its kept worktree: --all refuses
+	// when it has one.
+	st, obs = nestedState()
+	st.Report.Worktrees[len(st.Report.Worktrees)-1].Locked = true
+	obs.Branches[inner] = "x1-task-2-1-b"
+	if _, err := Select(st, Options{All: true}, obs, map[string]bool{}); err == nil || !strings.Contains(err.Error(), "x1-task-2-1-b is checked out in "+inner) {
+		t.Errorf("err %v, want a refusal for 2.1's branch", err)
+	}
+}

@@ -361,18 +361,90 @@ type LogEntry struct {
 	TaskIDs []string
 }
 
+// logFormat prints what names a task: parents, subject, and the Run-Id /
+// Task-Id trailers as git parses them.
+const logFormat = "--format=%H%x00%P%x00%s%x00%(trailers:key=Run-Id,valueonly,separator=%x2C)%x00%(trailers:key=Task-Id,valueonly,separator=%x2C)%x00"
+
 // Log lists the commits reachable from rev and not from stop ("" for none),
 // with subjects and the Run-Id / Task-Id trailers as git parses them.
 func (r *Repo) Log(ctx context.Context, rev, stop string) ([]LogEntry, error) {
-	args := []string{"log", "--format=%H%x00%P%x00%s%x00%(trailers:key=Run-Id,valueonly,separator=%x2C)%x00%(trailers:key=Task-Id,valueonly,separator=%x2C)%x00",
-		"--end-of-options", rev}
+	include := []string{rev}
+	var exclude []string
 	if stop != "" {
-		args = append(args, "^"+stop)
+		exclude = []string{stop}
 	}
-	out, err := r.Run(ctx, args...)
+	return r.LogRevs(ctx, include, exclude)
+}
+
+// LogRevs is Log for commits reachable from any of include and none of
+// exclude, newest first. Revisions go through stdin, as Walk's do.
+func (r *Repo) LogRevs(ctx context.Context, include, exclude []string) ([]LogEntry, error) {
+	if len(include) == 0 {
+		return nil, nil
+	}
+	if err := checkRevs(include, exclude); err != nil {
+		return nil, err
+	}
+	var in bytes.Buffer
+	for _, s := range include {
+		in.WriteString(s + "\n")
+	}
+	for _, s := range exclude {
+		in.WriteString("^" + s + "\n")
+	}
+	out, err := r.RunInput(ctx, in.Bytes(), "log", logFormat, "--stdin")
 	if err != nil {
 		return nil, err
 	}
+	return parseLog(out)
+}
+
+// RevSet returns the ids of the commits reachable from include and not
+// from exclude.
+func (r *Repo) RevSet(ctx context.Context, include, exclude []string) (map[string]bool, error) {
+	set := map[string]bool{}
+	if len(include) == 0 {
+		return set, nil
+	}
+	if err := checkRevs(include, exclude); err != nil {
+		return nil, err
+	}
+	var in bytes.Buffer
+	for _, s := range include {
+		in.WriteString(s + "\n")
+	}
+	for _, s := range exclude {
+		in.WriteString("^" + s + "\n")
+	}
+	out, err := r.RunInput(ctx, in.Bytes(), "rev-list", "--stdin")
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range strings.Fields(string(out)) {
+		set[l] = true
+	}
+	return set, nil
+}
+
+// MergeBaseAll returns the best common ancestor of all of oids
+// (`merge-base --octopus`), "" when they share no history.
+func (r *Repo) MergeBaseAll(ctx context.Context, oids []string) (string, error) {
+	if err := checkRevs(oids); err != nil {
+		return "", err
+	}
+	args := append([]string{"merge-base", "--octopus", "--end-of-options"}, oids...)
+	out, err := r.Run(ctx, args...)
+	var ge *Error
+	if errors.As(err, &ge) && ge.ExitCode == 1 && strings.TrimSpace(ge.Stderr) == "" {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func parseLog(out []byte) ([]LogEntry, error) {
 	var res []LogEntry
 	for _, rec := range bytes.Split(out, []byte("\x00\n")) {
 		if len(rec) == 0 {

@@ -1143,7 +1143,9 @@ func TestEmbeddedRepository(t *testing.T) {
 func TestNewlineInWorktreePath(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
-	wt := filepath.Join(dir, "wt\nx")
+	// Inside the worktree folder: a task's worktree elsewhere is a user's
+	// own checkout, which the default clean leaves alone.
+	wt := filepath.Join(dir, ".worktrees", "wt\nx")
 	addWorktree(t, dir, wt, br12, "main")
 	writeFile(t, filepath.Join(wt, "src", "app.txt"), "changed\n")
 	writeFile(t, filepath.Join(wt, "new\nfile.txt"), "untracked\n")
@@ -1189,7 +1191,7 @@ func TestJSONOutput(t *testing.T) {
 		assertOK(t, r)
 		var rep Report
 		decodeOne(t, r, &rep)
-		if rep.SchemaVersion != 1 || rep.RunID != run1 || rep.TotalTasks != 5 {
+		if rep.SchemaVersion != 2 || rep.RunID != run1 || rep.TotalTasks != 5 {
 			t.Errorf("schema %d, run %s, total %d", rep.SchemaVersion, rep.RunID, rep.TotalTasks)
 		}
 		found := false

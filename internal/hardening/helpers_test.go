@@ -261,9 +261,31 @@ func commitOnBranch(t testing.TB, dir, branch, start, file, content string) stri
 	blob := mustEnv(content, "hash-object", "-w", "--stdin")
 	mustEnv("", "update-index", "--add", "--cacheinfo", "100644,"+blob+","+file)
 	tree := mustEnv("", "write-tree")
-	c := mustEnv("", "commit-tree", tree, "-p", parent, "-m", "work on "+branch)
+	// The subject names the task, as orchestrators write it: a branch
+	// made at this tip for the next task must not take the commit.
+	c := mustEnv("", "commit-tree", tree, "-p", parent, "-m", taskSubject(branch), "-m", "work on "+branch)
 	git(t, dir, "update-ref", "refs/heads/"+branch, c)
 	return c
+}
+
+// taskSubject is "[Task 1.2]" for a branch "<run>-task-1-2-<name>", the
+// branch name for any other branch.
+func taskSubject(branch string) string {
+	_, rest, ok := strings.Cut(branch, "-task-")
+	if !ok {
+		return branch
+	}
+	var nums []string
+	for _, f := range strings.Split(rest, "-") {
+		if f == "" || strings.Trim(f, "0123456789") != "" || len(nums) == 2 {
+			break
+		}
+		nums = append(nums, f)
+	}
+	if len(nums) == 0 {
+		return branch
+	}
+	return "[Task " + strings.Join(nums, ".") + "]"
 }
 
 // snapshot is everything a command must leave alone on bad input: every

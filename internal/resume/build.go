@@ -12,10 +12,22 @@ import (
 func strp(s string) *string { return &s }
 
 // build fills the report from the task states and worktrees.
-func (st *State) build(wts []*Worktree, m branches.Match) {
+func (st *State) build(wts []*Worktree, v branches.Verdict) {
 	rep := st.Report
 	run := rep.RunID
 	rep.Worktrees = append(rep.Worktrees, wts...)
+	// The rule has the last word on a branch's task: its commits may
+	// overrule its name.
+	if st.Plan != nil {
+		for _, w := range wts {
+			if id, ok := v.ByBranch[w.Branch]; ok && w.Branch != "" && !w.Shared && w.Task != "" {
+				w.Task = id
+				if id == "" {
+					w.Task = "?"
+				}
+			}
+		}
+	}
 	wtByTask := map[string]*Worktree{}
 	for _, w := range wts {
 		if w.Task != "" && w.Task != "?" {
@@ -24,10 +36,10 @@ func (st *State) build(wts []*Worktree, m branches.Match) {
 			}
 		}
 	}
-	for _, b := range m.Unknown {
+	for _, u := range v.Unknown {
 		if st.Plan != nil { // without a plan every branch is unmatched; it is said once below
 			rep.Problems = append(rep.Problems, Problem{Kind: "unknown_branch",
-				Message: fmt.Sprintf("branch %s matches no task of the plan", b.Name)})
+				Message: fmt.Sprintf("branch %s is no task's: %s; it is reported, never counted", u.Branch.Name, u.Why)})
 		}
 	}
 
@@ -46,6 +58,7 @@ func (st *State) build(wts []*Worktree, m branches.Match) {
 		}
 	} else {
 		st.buildPhases(wtByTask)
+		st.sharedWorkFor()
 	}
 
 	done := map[string]bool{}
@@ -56,7 +69,7 @@ func (st *State) build(wts []*Worktree, m branches.Match) {
 	}
 	for _, w := range wts {
 		switch {
-		case w.Current || w.Main || w.Task == "":
+		case w.Current || w.Main || w.Task == "" || w.Shared || w.Outside:
 			// never stale: the worktree we run in, the repository's own
 			// checkout, and <run>-main (--all only)
 		case w.Unreadable || w.Error != "" && !w.Broken && !w.Symlink:
@@ -131,12 +144,21 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 					tk.CommittedAt = &ct
 				}
 			}
-			for _, b := range s.Branches {
-				tk.Branches = append(tk.Branches, b.Name)
+			tk.Landed = s.Landed
+			for _, b := range s.Duplicates {
+				tk.Duplicates = append(tk.Duplicates, b.Name)
 			}
-			if s.Status == branches.Conflict {
-				rep.Problems = append(rep.Problems, Problem{Kind: "conflict", Task: t.ID,
-					Message: fmt.Sprintf("task %s has %d branches: %s (delete all but one)", t.ID, len(s.Branches), strings.Join(tk.Branches, ", "))})
+			if len(s.Duplicates) > 0 {
+				counted := "none holds its work"
+				if s.Branch != nil && s.OwnCommits > 0 {
+					counted = s.Branch.Name + " is counted"
+				}
+				rep.Problems = append(rep.Problems, Problem{Kind: "duplicate_branch", Task: t.ID,
+					Message: fmt.Sprintf("task %s has other branches: %s (%s)", t.ID, strings.Join(tk.Duplicates, ", "), counted)})
+			}
+			for _, d := range s.Doubts {
+				rep.Problems = append(rep.Problems, Problem{Kind: "doubtful_work", Task: t.ID,
+					Message: fmt.Sprintf("task %s: %s", t.ID, d)})
 			}
 			if s.Status.Done() {
 				doneHere++
@@ -197,18 +219,16 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 func (st *State) resumePoint(ph *plan.Phase, out Phase) *Resume {
 	r := &Resume{Phase: ph.Number, Mode: string(ph.Mode), Kind: "phase_boundary", Tasks: []string{}}
 	for _, tk := range out.Tasks {
-		if tk.Status == string(branches.Completed) || tk.Status == string(branches.Merged) {
+		if branches.Status(tk.Status).Done() {
 			r.Kind = "mid_phase"
 		}
 	}
 	for _, tk := range out.Tasks {
-		if tk.Status == string(branches.Completed) || tk.Status == string(branches.Merged) {
+		if branches.Status(tk.Status).Done() {
 			continue
 		}
-		if tk.Status != string(branches.Conflict) {
-			tk.Runnable = true
-			r.Tasks = append(r.Tasks, tk.ID)
-		}
+		tk.Runnable = true
+		r.Tasks = append(r.Tasks, tk.ID)
 		if ph.Mode == plan.Sequential {
 			break
 		}
@@ -218,7 +238,7 @@ func (st *State) resumePoint(ph *plan.Phase, out Phase) *Resume {
 
 // compareRemote records, per task, how the local branch stands to its
 // remote-tracking copy, so that a second machine's work is visible.
-func (st *State) compareRemote(run []gitcmd.Commit) {
+func (st *State) compareRemote(run []gitcmd.LogEntry) {
 	if len(st.RemoteCopies) == 0 {
 		return
 	}

@@ -3,6 +3,7 @@ package resume
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,15 +41,64 @@ func (st *State) belongsToRun(w *worktree.Worktree, run string) bool {
 func WorktreeName(run, id string) string { return branches.TaskPrefix(run) + plan.DashedID(id) }
 
 // inWorktreeDir reports whether path's parent is the configured worktree
-// folder: a relative setting (".worktrees") matches that folder under any
-// top, so bare-repository layouts work too.
+// folder. A relative setting is relative to the top of the main worktree,
+// where orchestrators make the folder: a folder of that name elsewhere
+// (inside a task's files, under a subdirectory) is not the run's. A bare
+// repository has no main worktree to be relative to, so there any folder
+// of that name matches: its worktrees live wherever the user put them.
 func (st *State) inWorktreeDir(path string) bool {
 	parent := filepath.Clean(filepath.Dir(path))
 	dir := filepath.Clean(st.WorktreeDir)
-	if filepath.IsAbs(dir) {
-		return parent == dir
+	if !filepath.IsAbs(dir) {
+		top, ok := st.mainTop()
+		if !ok {
+			return parent == dir || strings.HasSuffix(parent, string(filepath.Separator)+dir)
+		}
+		dir = filepath.Join(top, dir)
 	}
-	return parent == dir || strings.HasSuffix(parent, string(filepath.Separator)+dir)
+	// git may list a path through a symbolic link (a temporary directory
+	// under /var on macOS, /tmp linked elsewhere) and the setting name its
+	// target, or the other way round.
+	return parent == dir || canonical(parent) == canonical(dir)
+}
+
+// hasWorktreeFolder reports whether the worktree folder is one place: an
+// absolute setting, or a relative one below the main worktree's top.
+func (st *State) hasWorktreeFolder() bool {
+	if filepath.IsAbs(st.WorktreeDir) {
+		return true
+	}
+	_, ok := st.mainTop()
+	return ok
+}
+
+// mainTop is the top of the main worktree; ok is false in a bare
+// repository, which has none. The worktree list names it (its first entry);
+// without a list, a non-bare repository's common directory is the main
+// worktree's .git.
+func (st *State) mainTop() (top string, ok bool) {
+	for _, w := range st.AllWorktrees {
+		if w.Main {
+			return w.Path, !w.Bare
+		}
+	}
+	if st.Repo != nil && !st.Repo.Bare && filepath.Base(st.Repo.CommonDir) == ".git" {
+		return filepath.Dir(st.Repo.CommonDir), true
+	}
+	return "", false
+}
+
+// isShared reports whether w is the run's shared worktree: the directory
+// <run>-main in the worktree folder whatever it has checked out (sequential
+// tasks leave it on their branches, some orchestrators create it detached),
+// or any linked worktree on branch <run>-main. It is the orchestrator's
+// workspace and holds the plan, never a task's worktree.
+func (st *State) isShared(w *worktree.Worktree, run string) bool {
+	if w.Main || w.Bare {
+		return false
+	}
+	main := branches.MainBranch(run)
+	return w.BranchShort() == main || w.Name() == main && st.inWorktreeDir(w.Path)
 }
 
 // classifyWorktrees picks the run's worktrees out of all of them, assigns each
@@ -114,6 +164,11 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		rw.Current = current != "" && canonical(w.Path) == current ||
 			rw.AdminDir != "" && sameFile(rw.AdminDir, st.Repo.GitDir)
 		switch {
+		case st.isShared(w, run):
+			// A sequential task's branch checked out here is where that
+			// task ended, not a worktree of the task: removing it would
+			// take the orchestrator's workspace.
+			rw.Shared, rw.Task = true, ""
 		case branchTask[rw.Branch] != "":
 			rw.Task = branchTask[rw.Branch]
 		case nameTask[w.Name()] != "" && st.inWorktreeDir(w.Path):
@@ -123,6 +178,12 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		default:
 			rw.Task = "?"
 		}
+		// A worktree of the run elsewhere (a review checkout of a task's
+		// branch) is the user's placement: reported, removed only when
+		// named (--task) or with the whole run (--all). A bare repository
+		// with a relative setting has no folder to be outside of: there
+		// task worktrees sit beside the repository, wherever made.
+		rw.Outside = !w.Main && !rw.Shared && st.hasWorktreeFolder() && !st.inWorktreeDir(w.Path)
 		st.Worktrees = append(st.Worktrees, w)
 		out = append(out, rw)
 		if !rw.Missing && !rw.Broken && !rw.Unreadable && !rw.Symlink {
@@ -176,6 +237,31 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		}
 	}
 	return out
+}
+
+// sharedWorkFor says whose uncommitted work the shared worktree holds. A
+// sequential task runs inside it and its branch is made only when it ends,
+// so work left there by a crash sits on the previous task's branch and
+// belongs to the task the run resumes with; otherwise it is the
+// orchestrator's own. Either way it is kept: the worktree is never stale.
+// Called once the phases, and so the resume point, are built.
+func (st *State) sharedWorkFor() {
+	rep := st.Report
+	for _, w := range rep.Worktrees {
+		if !w.Shared || w.Staged+w.Unstaged+w.Untracked == 0 {
+			continue
+		}
+		if r := rep.Resume; r != nil && r.Mode == string(plan.Sequential) && len(r.Tasks) > 0 {
+			w.WorkFor = r.Tasks[0]
+			rep.Problems = append(rep.Problems, Problem{Kind: "shared_worktree_work", Task: w.WorkFor,
+				Message: fmt.Sprintf("worktree %s holds uncommitted work of task %s (the running task of sequential phase %d); it is kept",
+					w.Path, w.WorkFor, r.Phase)})
+			continue
+		}
+		w.WorkFor = ""
+		rep.Problems = append(rep.Problems, Problem{Kind: "shared_worktree_work",
+			Message: fmt.Sprintf("worktree %s holds uncommitted work of the run (no sequential phase is running); it is kept", w.Path)})
+	}
 }
 
 // countPerTip counts, for each tip, the commits of cs reachable from it.

@@ -72,6 +72,9 @@ type State struct {
 	// Claims are the run's task claims by task id.
 	Claims map[string]*claims.Claim
 	States []branches.TaskState
+	// Verdict is the completion rule's answer, with the branches it could
+	// not give to any task.
+	Verdict branches.Verdict
 	// WorktreeDir is where task worktrees live (taskresume.worktreeDir).
 	WorktreeDir string
 	fromPhase   int
@@ -268,61 +271,125 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		return nil, inputErr("unknown run %q: no branch %s* and %s (check the run id)", run, branches.TaskPrefix(run), noPlanHint(run, pr.looked, st))
 	}
 
-	m := branches.MatchBranches(run, p, st.TaskBranches)
-	for _, b := range m.Unknown {
-		rep.UnknownBranches = append(rep.UnknownBranches, b.Name)
-	}
+	m := branches.MatchNames(run, p, st.TaskBranches)
 
 	// Stage B, at once: one walk of every commit reachable from a task tip
-	// and not from the base; the search of the base for merged tasks; what
-	// each worktree of the run holds.
+	// and not from the base; the search of the base and the default branch
+	// for landed work since the run started; what each worktree of the run
+	// holds.
 	var tips []string
 	seen := map[string]bool{}
-	for _, b := range st.TaskBranches {
-		if !seen[b.OID] {
-			seen[b.OID] = true
-			tips = append(tips, b.OID)
+	addTip := func(oid string) {
+		if oid != "" && !seen[oid] {
+			seen[oid] = true
+			tips = append(tips, oid)
 		}
+	}
+	for _, b := range st.TaskBranches {
+		addTip(b.OID)
 	}
 	for _, b := range st.RemoteCopies {
-		if !seen[b.OID] {
-			seen[b.OID] = true
-			tips = append(tips, b.OID)
-		}
+		addTip(b.OID)
+	}
+	// <run>-main bounds the tasks' work when it is not the base.
+	var bounds []string
+	if st.MainBranch != nil && st.MainBranch.OID != base.Commit {
+		bounds = append(bounds, st.MainBranch.OID)
+		addTip(st.MainBranch.OID)
 	}
 	sort.Strings(tips)
-	if opts.Light {
-		tips = nil
+	heads := append([]string(nil), tips...)
+	for _, w := range wts {
+		if !w.Bare && !w.Main && st.belongsToRun(w, run) {
+			heads = append(heads, w.HEAD)
+		}
 	}
-	var commits []gitcmd.Commit
-	var merged map[string]bool
+	if opts.Light {
+		tips, heads = nil, nil
+	}
+	defName, defOID, hasDef := defaultBranch(allRefs)
+	defIsBase := !hasDef || defOID == base.Commit || defName == base.Ref
+	var walk []gitcmd.LogEntry
+	var notDefault map[string]bool
+	var landed, landedDef []gitcmd.LogEntry
+	var start, noStart string
 	var runWts []*Worktree
 	err = parallel(
 		func() (err error) {
-			if commits, err = repo.Walk(ctx, tips, []string{base.Commit}); err != nil {
+			if walk, err = repo.LogRevs(ctx, tips, []string{base.Commit}); err != nil {
 				return fmt.Errorf("walk the run's history: %w", err)
 			}
 			if repo.Shallow {
-				return checkShallow(repo, commits)
+				return checkShallow(repo, walk)
 			}
 			return nil
 		},
 		func() (err error) {
-			if p != nil && !opts.Light {
-				merged, err = findMerged(ctx, repo, p, run, base.Commit, planRepoPath)
+			if len(tips) > 0 && !defIsBase {
+				notDefault, err = repo.RevSet(ctx, tips, []string{base.Commit, defOID})
 			}
 			return err
+		},
+		func() (err error) {
+			if p == nil || opts.Light {
+				return nil
+			}
+			if start, noStart, err = runStart(ctx, repo, objs, planRepoPath, base.Commit, heads); err != nil || start == "" {
+				return err
+			}
+			return parallel(
+				func() (err error) {
+					landed, err = repo.LogRevs(ctx, []string{base.Commit}, []string{start})
+					return err
+				},
+				func() (err error) {
+					if !defIsBase {
+						landedDef, err = repo.LogRevs(ctx, []string{defOID}, []string{start, base.Commit})
+					}
+					return err
+				})
 		},
 		func() error { runWts = st.classifyWorktrees(ctx, wts, m, !opts.Light); return nil },
 	)
 	if err != nil {
 		return nil, err
 	}
-	if p != nil {
-		st.States = branches.Decide(p, m, commits, merged)
+	if repo.Shallow && start != "" {
+		if err := checkShallowLog(repo, start, landed, landedDef); err != nil {
+			return nil, err
+		}
 	}
-	st.build(runWts, m)
-	st.compareRemote(commits)
+	var v branches.Verdict
+	if p != nil {
+		in := branches.Input{Run: run, Plan: p, Branches: st.TaskBranches, Bounds: bounds, Walk: walk,
+			Landed: landed, LandedDefault: landedDef, BaseShared: base.Source != "run-main"}
+		if notDefault != nil {
+			in.DefaultHeld = map[string]bool{}
+			for _, c := range walk {
+				if !notDefault[c.OID] {
+					in.DefaultHeld[c.OID] = true
+				}
+			}
+		}
+		v = branches.Decide(in)
+		if err := findSquashes(ctx, repo, v.States, landed, landedDef); err != nil {
+			return nil, fmt.Errorf("look for squashed tasks: %w", err)
+		}
+		st.States = v.States
+	} else {
+		for _, b := range m.Unknown {
+			v.Unknown = append(v.Unknown, branches.UnknownBranch{Branch: b})
+		}
+	}
+	st.Verdict = v
+	if noStart != "" {
+		rep.Problems = append(rep.Problems, Problem{Kind: "no_run_start", Message: noStart + "; tasks without a branch stay pending"})
+	}
+	for _, u := range v.Unknown {
+		rep.UnknownBranches = append(rep.UnknownBranches, u.Branch.Name)
+	}
+	st.build(runWts, v)
+	st.compareRemote(walk)
 	rep.GitProcesses = int(gitcmd.Processes() - started)
 	return st, nil
 }
@@ -350,7 +417,7 @@ func parallel(fns ...func() error) error {
 
 // checkShallow refuses to answer when the walk reached a shallow boundary:
 // beyond it git pretends there is no history, and counts come out wrong.
-func checkShallow(repo *gitcmd.Repo, commits []gitcmd.Commit) error {
+func checkShallow(repo *gitcmd.Repo, commits []gitcmd.LogEntry) error {
 	boundary := shallowBoundary(repo)
 	for _, c := range commits {
 		if boundary[c.OID] {

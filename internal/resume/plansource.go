@@ -157,11 +157,18 @@ func planPlaces(ctx context.Context, repo *gitcmd.Repo, run string, refs map[str
 		return p
 	}
 	shared := branches.MainBranch(run)
+	sharedDir := ""
+	switch {
+	case filepath.IsAbs(worktreeDir):
+		sharedDir = canonical(filepath.Join(worktreeDir, shared))
+	case mainTop != "":
+		sharedDir = canonical(filepath.Join(mainTop, worktreeDir, shared))
+	}
 	for _, w := range wts {
 		if w.Main || w.Bare || w.Prunable {
 			continue
 		}
-		inDir := mainTop != "" && filepath.Clean(w.Path) == filepath.Join(mainTop, worktreeDir, shared)
+		inDir := sharedDir != "" && canonical(w.Path) == sharedDir
 		// The plugin leaves its shared worktree on the last sequential
 		// task's branch: the directory, not the branch, makes it the run's.
 		if w.BranchShort() == shared || inDir {

@@ -46,12 +46,10 @@ func (s Style) paint(code, text string) string {
 
 func (s Style) status(st string) string {
 	switch st {
-	case "completed", "merged":
+	case "completed", "landed":
 		return s.paint("32", st)
 	case "empty", "in_progress":
 		return s.paint("33", st)
-	case "conflict":
-		return s.paint("31", st)
 	case "blocked", "out_of_scope":
 		return s.paint("2", st)
 	}
@@ -98,8 +96,11 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 				}
 				line += "]"
 			}
-			if len(t.Branches) > 0 {
-				line += "  [branches: " + strings.Join(t.Branches, ", ") + "]"
+			if t.Landed != nil {
+				line += "  [" + landingText(t.Landed) + "]"
+			}
+			if len(t.Duplicates) > 0 {
+				line += "  [also: " + strings.Join(t.Duplicates, ", ") + "]"
 			}
 			if t.Claim != nil {
 				state := "until " + t.Claim.Expires.Local().Format("15:04")

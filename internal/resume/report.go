@@ -6,12 +6,19 @@ package resume
 import (
 	"time"
 
+	"github.com/taskresume/git-taskresume/internal/branches"
 	"github.com/taskresume/git-taskresume/internal/claims"
 )
 
-// SchemaVersion is the version of the JSON document; fields may be added
-// without changing it, never renamed.
-const SchemaVersion = 1
+// SchemaVersion is the version of the JSON report; fields may be added
+// without changing it, never renamed. 2: task status "merged" became
+// "landed" (with "landed": {how, commit, ref}), "conflict" is gone (a
+// task's other branches are "duplicate_branches"), worktrees may be
+// "shared" or "outside_worktree_dir".
+const SchemaVersion = 2
+
+// ListSchemaVersion is the version of the `--list --json` document.
+const ListSchemaVersion = 1
 
 // Report is the JSON document of `git taskresume <run> --json`.
 type Report struct {
@@ -79,10 +86,14 @@ type Task struct {
 	OwnCommits  int        `json:"own_commits"`
 	CommittedAt *time.Time `json:"committed_at"`
 	StackParent string     `json:"stack_parent,omitempty"`
-	// Branches lists every claimant of a task in conflict.
-	Branches []string  `json:"branches,omitempty"`
-	Worktree *Worktree `json:"worktree"`
-	Runnable bool      `json:"runnable"`
+	// Duplicates are the task's other branches (retries, renumbered
+	// attempts); Branch is the one counted.
+	Duplicates []string `json:"duplicate_branches,omitempty"`
+	// Landed is the evidence that the task's work reached the base or the
+	// default branch.
+	Landed   *branches.Landing `json:"landed,omitempty"`
+	Worktree *Worktree         `json:"worktree"`
+	Runnable bool              `json:"runnable"`
 	// Remote is the remote-tracking copy of the local branch (--remote).
 	Remote *RemoteCopy `json:"remote,omitempty"`
 	// Source is the remote a remote-only branch was read from.

@@ -56,7 +56,7 @@ func App(stdout io.Writer) *cli.App {
 		Writer:          stdout,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "write one JSON document (schema_version 1) instead of the report"},
+			&cli.BoolFlag{Name: "json", Usage: "write one JSON document (schema_version 2) instead of the report"},
 			&cli.BoolFlag{Name: "exit-code", Usage: "exit 1 when the run is not complete (a CI gate)"},
 			&cli.BoolFlag{Name: "next", Usage: "print the runnable task ids, one per line, and nothing else"},
 			&cli.BoolFlag{Name: "list", Usage: "list every run found (plans and run branches) with its progress"},
@@ -273,7 +273,7 @@ func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
 	if c.Bool("json") {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(ListReport{SchemaVersion: resume.SchemaVersion, Runs: entries})
+		return enc.Encode(ListReport{SchemaVersion: resume.ListSchemaVersion, Runs: entries})
 	}
 	for _, e := range entries {
 		switch {

@@ -1,0 +1,453 @@
+package branches
+
+import (
+	"fmt"
+	"math/bits"
+	"sort"
+	"strings"
+
+	"github.com/taskresume/git-taskresume/internal/plan"
+)
+
+// Input is everything the completion rule reads. The caller runs git; the
+// rule runs none, so it can be tested on hand-built histories.
+type Input struct {
+	Run  string
+	Plan *plan.Plan
+	// Branches are the run's task branches ("<run>-task-*"), local and
+	// remote-only.
+	Branches []Branch
+	// Bounds are tips that bound a task's work without being a task's:
+	// "<run>-main" when it is not the base.
+	Bounds []string
+	// Walk holds the commits reachable from the branch tips (and Bounds)
+	// and not from the base.
+	Walk []CommitInfo
+	// DefaultHeld marks the commits of Walk that the default branch holds,
+	// when the default branch is not the base: someone else's work that an
+	// agent synced in, a task's only when its own words name the task.
+	DefaultHeld map[string]bool
+	// Landed are the base's commits since the run started, newest first.
+	Landed []CommitInfo
+	// BaseShared is true when the base is a branch other runs share (the
+	// default branch, a --base), false for the run's own "<run>-main".
+	BaseShared bool
+	// LandedDefault are the default branch's commits since the run
+	// started that the base does not hold, newest first (none when the
+	// default branch is the base).
+	LandedDefault []CommitInfo
+}
+
+// Landing is the evidence that a task's work reached the base or the
+// default branch.
+type Landing struct {
+	// How: merge (a merge commit names the task's branch), commit (commits
+	// naming the task reached it: a fast-forward, a rebase, a cherry-pick),
+	// squash (one commit carries the task's whole change).
+	How    string `json:"how"`
+	Commit string `json:"commit"`
+	// Ref says where: "base" or "default".
+	Ref string `json:"ref"`
+}
+
+// TaskState is the verdict on one task.
+type TaskState struct {
+	Task   *plan.Task
+	Status Status
+	// Branch is the branch counted: the one holding the task's work, else
+	// the first branch named for the task.
+	Branch *Branch
+	// Duplicates are the task's other branches (retries, renumbered
+	// attempts).
+	Duplicates []Branch
+	// OwnCommits counts the commits of Branch that are this task's work.
+	OwnCommits int
+	// StackParent names what Branch is stacked on: a task id, or a branch
+	// name when that branch is no task's; "" for the base.
+	StackParent string
+	// From is the commit Branch's work starts from: its stack parent's tip,
+	// else the one commit of the base it left from ("" when that is not
+	// one commit). The task's combined change is From..Branch.
+	From   string
+	Landed *Landing
+	// Doubts are why work that may be this task's was not counted.
+	Doubts []string
+}
+
+// Verdict is the rule's answer for a run.
+type Verdict struct {
+	States []TaskState
+	// Unknown are the run's branches that are no task's, with why.
+	Unknown []UnknownBranch
+	// ByBranch maps each branch name to its task id ("" when unknown).
+	ByBranch map[string]string
+}
+
+// UnknownBranch is a branch of the run that names no task of the plan.
+type UnknownBranch struct {
+	Branch Branch
+	Why    string
+}
+
+// Decide applies the completion rule (docs/DESIGN.md, "When a task is
+// done"): a task is done when its work is on a branch or has landed, and
+// its work is what its branch adds beyond its stack parent that no other
+// task's evidence claims.
+func Decide(in Input) Verdict {
+	names := NewNames(in.Run, in.Plan)
+	g := newInfoGraph(in.Walk)
+	v := Verdict{ByBranch: map[string]string{}}
+
+	bs := append([]Branch(nil), in.Branches...)
+	sort.SliceStable(bs, func(i, j int) bool { return bs[i].Name < bs[j].Name })
+
+	// Each tip's ancestors inside the walk; nil when the base holds the tip.
+	anc := make([]bitset, len(bs))
+	for i, b := range bs {
+		if idx, ok := g.index[b.OID]; ok {
+			anc[i] = g.ancestors(idx)
+		}
+	}
+	type bound struct {
+		tip int
+		anc bitset
+	}
+	var bounds []bound
+	for _, oid := range in.Bounds {
+		if idx, ok := g.index[oid]; ok {
+			bounds = append(bounds, bound{idx, g.ancestors(idx)})
+		}
+	}
+	// own[i]: what branch i adds beyond every other tip that is its
+	// ancestor (a tip at the same commit is no ancestor: evidence decides).
+	own := make([]bitset, len(bs))
+	parent := make([]int, len(bs))
+	from := make([]string, len(bs))
+	for i := range bs {
+		parent[i] = -1
+		if anc[i] == nil {
+			continue
+		}
+		own[i] = anc[i].clone()
+		best := 0
+		for j := range bs {
+			if j == i || anc[j] == nil || bs[j].OID == bs[i].OID || !anc[i].has(g.index[bs[j].OID]) {
+				continue
+			}
+			own[i].andNot(anc[j])
+			if c := anc[j].count(); c > best {
+				best, parent[i] = c, j
+			}
+		}
+		// A bound at this tip or below it takes what it holds; one above
+		// it (the task merged into it) takes nothing.
+		boundFrom := ""
+		for _, b := range bounds {
+			if anc[i].has(b.tip) {
+				own[i].andNot(b.anc)
+				if c := b.anc.count(); c > best {
+					best, boundFrom = c, in.Walk[b.tip].OID
+				}
+			}
+		}
+		switch {
+		case boundFrom != "":
+			from[i] = boundFrom
+		case parent[i] >= 0:
+			from[i] = bs[parent[i]].OID
+		default:
+			from[i] = leftFrom(in.Walk, g, own[i])
+		}
+	}
+
+	namings := make([]Naming, len(in.Walk))
+	for i := range in.Walk {
+		namings[i] = names.Name(&in.Walk[i], in.DefaultHeld[in.Walk[i].OID])
+	}
+
+	// Which task each branch is: its name, confirmed or overruled by the
+	// tasks its own commits name.
+	// inOwn counts, per commit, the branches that add it: only a commit
+	// one branch alone adds can speak for that branch's task (a branch made
+	// at another's tip holds that one's commits, not work of its own).
+	inOwn := make([]int, len(in.Walk))
+	for i := range bs {
+		if own[i] != nil {
+			own[i].each(func(c int) { inOwn[c]++ })
+		}
+	}
+	task := make([]string, len(bs))
+	for i, b := range bs {
+		byName := names.Task(b.Name)
+		if byName == "" {
+			v.Unknown = append(v.Unknown, UnknownBranch{b, "its name names no task of the plan"})
+			continue
+		}
+		named := map[string]bool{}
+		marked := false
+		if own[i] != nil {
+			own[i].each(func(c int) {
+				if isMerge(&in.Walk[c]) || in.DefaultHeld[in.Walk[c].OID] || inOwn[c] > 1 {
+					return
+				}
+				if namings[c].Marked {
+					marked = true
+				}
+				if namings[c].Task != "" {
+					named[namings[c].Task] = true
+				}
+			})
+		}
+		switch {
+		case !marked || named[byName]:
+			task[i] = byName
+		case len(named) == 0:
+			v.Unknown = append(v.Unknown, UnknownBranch{b, "its commits name tasks this plan does not have (an earlier plan that reused the run id?)"})
+		default:
+			// Its commits name another task (a renumbered plan, or a
+			// branch made on that task's work): they are credited to that
+			// task, but the branch stays its name's, so that a fresh
+			// task's worktree is never taken for a finished task's.
+			task[i] = byName
+		}
+		v.ByBranch[b.Name] = task[i]
+	}
+
+	// Credit each commit a branch adds: to the task its words name, else
+	// (no mark, not the default branch's) to the branch's task, unless two
+	// tasks' branches add it: then to neither.
+	structural := map[int]map[string]bool{}
+	for i := range bs {
+		if task[i] == "" || own[i] == nil {
+			continue
+		}
+		own[i].each(func(c int) {
+			if isMerge(&in.Walk[c]) || namings[c].Marked || in.DefaultHeld[in.Walk[c].OID] {
+				return
+			}
+			if structural[c] == nil {
+				structural[c] = map[string]bool{}
+			}
+			structural[c][task[i]] = true
+		})
+	}
+	credits := map[string]map[int]int{} // task -> branch index -> commits
+	credit := func(id string, i int) {
+		if credits[id] == nil {
+			credits[id] = map[int]int{}
+		}
+		credits[id][i]++
+	}
+	// shared[task] = the commits it shares with other tasks' branches, and
+	// with which tasks.
+	type share struct {
+		commits map[string]bool
+		with    map[string]bool
+	}
+	shared := map[string]*share{}
+	for i := range bs {
+		if task[i] == "" || own[i] == nil {
+			continue
+		}
+		own[i].each(func(c int) {
+			ci := &in.Walk[c]
+			switch {
+			case isMerge(ci):
+			case namings[c].Task != "":
+				credit(namings[c].Task, i)
+				for _, id := range namings[c].Also {
+					credit(id, i)
+				}
+			case namings[c].Marked || in.DefaultHeld[ci.OID]:
+			case len(structural[c]) > 1:
+				sh := shared[task[i]]
+				if sh == nil {
+					sh = &share{map[string]bool{}, map[string]bool{}}
+					shared[task[i]] = sh
+				}
+				sh.commits[ci.OID] = true
+				for id := range structural[c] {
+					if id != task[i] {
+						sh.with[id] = true
+					}
+				}
+			default:
+				credit(task[i], i)
+			}
+		})
+	}
+	doubts := map[string][]string{}
+	for id, sh := range shared {
+		doubts[id] = append(doubts[id], fmt.Sprintf("%d commit(s) that name no task are on the branches of tasks %s alike: counted for none (name the task in their subjects, \"[Task %s] ...\", to count them)",
+			len(sh.commits), strings.Join(append([]string{id}, sortedKeys(sh.with)...), ", "), id))
+	}
+
+	landed := landings(in, names, bs, task)
+
+	for _, t := range in.Plan.Tasks() {
+		st := TaskState{Task: t, Landed: landed[t.ID]}
+		var mine []int
+		for i := range bs {
+			if task[i] == t.ID {
+				mine = append(mine, i)
+			}
+		}
+		// The branch counted: the task's own branch holding most of its
+		// work, else any branch holding it (its commits name it), else its
+		// first branch.
+		best := -1
+		better := func(i int) bool {
+			if best < 0 {
+				return true
+			}
+			mi, mb := task[i] == t.ID, task[best] == t.ID
+			if mi != mb {
+				return mi
+			}
+			ni, nb := credits[t.ID][i], credits[t.ID][best]
+			return ni > nb || ni == nb && i < best
+		}
+		for i := range credits[t.ID] {
+			if better(i) {
+				best = i
+			}
+		}
+		if best < 0 && len(mine) > 0 {
+			best = mine[0]
+		}
+		if best >= 0 {
+			b := bs[best]
+			st.Branch = &b
+			st.OwnCommits = credits[t.ID][best]
+			st.From = from[best]
+			if p := parent[best]; p >= 0 {
+				st.StackParent = task[p]
+				if st.StackParent == "" {
+					st.StackParent = bs[p].Name
+				}
+			}
+		}
+		for _, i := range mine {
+			if i != best {
+				st.Duplicates = append(st.Duplicates, bs[i])
+			}
+		}
+		switch {
+		case st.Landed != nil:
+			st.Status = Landed
+		case len(credits[t.ID]) > 0:
+			st.Status = Completed
+		case len(mine) > 0:
+			st.Status = Empty
+		default:
+			st.Status = Pending
+		}
+		// A doubt matters only where it leaves the task not done.
+		if !st.Status.Done() {
+			st.Doubts = append(st.Doubts, doubts[t.ID]...)
+		}
+		v.States = append(v.States, st)
+	}
+	return v
+}
+
+// landings finds, per task, the newest evidence that its work reached the
+// base or the default branch since the run started.
+func landings(in Input, names *Names, bs []Branch, task []string) map[string]*Landing {
+	out := map[string]*Landing{}
+	byName := map[string]string{}
+	for i, b := range bs {
+		byName[b.Name] = task[i]
+	}
+	scan := func(cs []CommitInfo, shared bool, ref string) {
+		for i := range cs {
+			c := &cs[i]
+			id, how := "", ""
+			var also []string
+			if isMerge(c) {
+				if name := MergedBranch(in.Run, c.Subject); name != "" {
+					if t, ok := byName[name]; ok {
+						id = t
+					} else {
+						id = names.Task(name)
+					}
+					how = "merge"
+				}
+			} else if nm := names.Name(c, shared); nm.Task != "" {
+				id, how, also = nm.Task, "commit", nm.Also
+			}
+			for _, id := range append([]string{id}, also...) {
+				if id != "" && out[id] == nil {
+					out[id] = &Landing{How: how, Commit: c.OID, Ref: ref}
+				}
+			}
+		}
+	}
+	scan(in.Landed, in.BaseShared, "base")
+	scan(in.LandedDefault, true, "default")
+	return out
+}
+
+// leftFrom is the one commit outside the walk that the commits of set
+// have as parents: where a branch left the base. "" when there are several
+// (a merge of the base) or none.
+func leftFrom(walk []CommitInfo, g *graph, set bitset) string {
+	out := ""
+	several := false
+	set.each(func(c int) {
+		for _, p := range walk[c].Parents {
+			if _, in := g.index[p]; in {
+				continue
+			}
+			if out != "" && out != p {
+				several = true
+			}
+			out = p
+		}
+	})
+	if several {
+		return ""
+	}
+	return out
+}
+
+// newInfoGraph indexes the walked commits for in-memory reachability.
+func newInfoGraph(cs []CommitInfo) *graph {
+	g := &graph{index: make(map[string]int, len(cs)), parents: make([][]int, len(cs))}
+	for i, c := range cs {
+		g.index[c.OID] = i
+	}
+	for i, c := range cs {
+		for _, p := range c.Parents {
+			if j, ok := g.index[p]; ok {
+				g.parents[i] = append(g.parents[i], j)
+			}
+		}
+	}
+	return g
+}
+
+func (b bitset) each(fn func(int)) {
+	for wi, w := range b {
+		for w != 0 {
+			fn(wi*64 + bits.TrailingZeros64(w))
+			w &= w - 1
+		}
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func short(oid string) string {
+	if len(oid) > 12 {
+		return oid[:12]
+	}
+	return oid
+}
