@@ -24,6 +24,9 @@ type report struct {
 			Status     string   `json:"status"`
 			Branch     *string  `json:"branch"`
 			Duplicates []string `json:"duplicate_branches"`
+			// Branches: schema 1's branches of a task in conflict, so
+			// that an older build can be measured too.
+			Branches []string `json:"branches"`
 		} `json:"tasks"`
 	} `json:"phases"`
 	UnknownBranches []string `json:"unknown_branches"`
@@ -60,7 +63,7 @@ func main() {
 			if t.Branch != nil {
 				got[*t.Branch] = t.ID
 			}
-			for _, b := range t.Duplicates {
+			for _, b := range append(t.Duplicates, t.Branches...) {
 				got[b] = t.ID
 			}
 		}

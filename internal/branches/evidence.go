@@ -108,7 +108,7 @@ func (n *Names) subjectTask(id, text string, shared bool) *plan.Task {
 	words := titleWords(text)
 	if shared {
 		for _, t := range []*plan.Task{literal, through} {
-			if t != nil && len(words) > 0 && covers(words, titleWords(t.Title)) == len(titleWords(t.Title)) {
+			if t != nil && isTitle(words, titleWords(t.Title)) {
 				return t
 			}
 		}
@@ -137,10 +137,14 @@ func (n *Names) subjectTask(id, text string, shared bool) *plan.Task {
 		}
 	}
 	if best != nil && !tie {
-		if literal != nil && covers(words, titleWords(literal.Title)) == len(titleWords(literal.Title)) {
+		switch {
+		case literal != nil && covers(words, titleWords(literal.Title)) == len(titleWords(literal.Title)):
 			return literal // the id's own title fits as well: the id decides
+		case literal == nil || isTitle(words, titleWords(best.Title)):
+			// Over an id the plan has, only a text that is that other
+			// title decides: "[Task 2.1] Add tests" is not task "Tests".
+			return best
 		}
-		return best
 	}
 	if literal != nil {
 		return literal // the text points at no other task: the id decides
@@ -152,6 +156,22 @@ func (n *Names) subjectTask(id, text string, shared bool) *plan.Task {
 		}
 	}
 	return nil
+}
+
+// isTitle reports whether text is title: it holds every word of the title,
+// and most of its words are the title's (a forge's " (#12)" is allowed;
+// another run's "[Task 3] Add tests" is not the task "Tests").
+func isTitle(text, title []string) bool {
+	if len(text) == 0 || len(title) == 0 || covers(text, title) != len(title) {
+		return false
+	}
+	var words []string
+	for _, w := range text {
+		if strings.Trim(w, "0123456789") != "" {
+			words = append(words, w) // numbers ("#12") say nothing of the task
+		}
+	}
+	return 2*covers(title, words) > len(words)
 }
 
 // stopWords carry no meaning in a title.

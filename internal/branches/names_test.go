@@ -61,6 +61,7 @@ func TestNameCommit(t *testing.T) {
 	dotted := branches.NewNames(run, mustPlan(t, stdPlan))
 	through := branches.NewNames(run, mustPlan(t, throughPlan))
 	dashed := branches.NewNames(run, planWith(t, "1-1: Project Setup & Dependencies", "1-3: Git Utils Module", "4-4: MCP Server Core"))
+	short := branches.NewNames(run, planWith(t, "2.1: Add user endpoint", "3: Tests"))
 	cases := []struct {
 		n       *branches.Names
 		subject string
@@ -87,6 +88,11 @@ func TestNameCommit(t *testing.T) {
 		{through, "[Task 3] Add tests", true, "", true},
 		{through, "[Task 3] Add integration tests", true, "3", true},
 		{through, "[Task 4] Constitution Documentation Updates", true, "4", true},
+		// A short title is not pointed at by a text that merely holds it.
+		{short, "[Task 2.1] Add tests", false, "2.1", true},
+		{short, "[Task 3] Add tests", true, "", true},
+		{short, "[Task 3] Tests (#12)", true, "3", true},
+		{short, "[Task 2.1] Tests", false, "3", true},
 		// "2.1" in a plan numbered through is phase 2's first task when
 		// most of its title is there.
 		{through, "[Task 2.1] Add integration tests", false, "3", true},
