@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -468,4 +469,80 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// Changes maps a commit (or a diff-tree record's first id) to what it
+// changes: the sorted "newmode newblob path" lines of its raw diff. Only the
+// new side is kept: the same change applied on another parent has other
+// old blobs.
+type Changes map[string]string
+
+// LogChanges reads the changes of the non-merge commits reachable from
+// include and not from exclude, in one `git log --raw`.
+func (r *Repo) LogChanges(ctx context.Context, include, exclude []string) (Changes, error) {
+	if len(include) == 0 {
+		return Changes{}, nil
+	}
+	if err := checkRevs(include, exclude); err != nil {
+		return nil, err
+	}
+	var in bytes.Buffer
+	for _, s := range include {
+		in.WriteString(s + "\n")
+	}
+	for _, s := range exclude {
+		in.WriteString("^" + s + "\n")
+	}
+	out, err := r.RunInput(ctx, in.Bytes(), "log", "--no-merges", "--no-abbrev", "--raw", "--no-renames", "-z", "--format=%x01%H", "--stdin")
+	if err != nil {
+		return nil, err
+	}
+	return ParseChanges(out), nil
+}
+
+// DiffChanges reads the changes of diff-tree --stdin lines ("<commit>",
+// or "<commit> <parent>" for the change from parent to commit).
+func (r *Repo) DiffChanges(ctx context.Context, lines []string) (Changes, error) {
+	if len(lines) == 0 {
+		return Changes{}, nil
+	}
+	out, err := r.RunInput(ctx, []byte(strings.Join(lines, "\n")+"\n"), "diff-tree", "-r", "--no-renames", "-z", "--stdin")
+	if err != nil {
+		return nil, err
+	}
+	return ParseChanges(out), nil
+}
+
+// ParseChanges parses NUL-separated raw diffs (`log --raw -z` with a
+// "%x01%H" format, or `diff-tree -z --stdin`): a header token, then
+// ":meta" and path tokens in turn. A path may hold any byte, so what
+// follows a meta token is always a path.
+func ParseChanges(out []byte) Changes {
+	res := Changes{}
+	key := ""
+	var lines []string
+	flush := func() {
+		if key != "" {
+			sort.Strings(lines)
+			res[key] = strings.Join(lines, "\n")
+		}
+		lines = nil
+	}
+	toks := strings.Split(string(out), "\x00")
+	for i := 0; i < len(toks); i++ {
+		t := strings.TrimLeft(toks[i], "\n")
+		switch {
+		case strings.HasPrefix(t, ":"):
+			f := strings.Fields(t)
+			if i+1 < len(toks) && len(f) >= 5 {
+				lines = append(lines, f[1]+" "+f[3]+" "+toks[i+1])
+			}
+			i++ // the path
+		case t != "":
+			flush()
+			key, _, _ = strings.Cut(strings.TrimPrefix(t, "\x01"), " ")
+		}
+	}
+	flush()
+	return res
 }

@@ -313,6 +313,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	var notDefault map[string]bool
 	var landed, landedDef []gitcmd.LogEntry
 	var start, noStart string
+	var landedChanges gitcmd.Changes
 	var runWts []*Worktree
 	err = parallel(
 		func() (err error) {
@@ -337,6 +338,10 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			if start, noStart, err = runStart(ctx, repo, objs, planRepoPath, base.Commit, heads); err != nil || start == "" {
 				return err
 			}
+			since := []string{base.Commit}
+			if !defIsBase {
+				since = append(since, defOID)
+			}
 			return parallel(
 				func() (err error) {
 					landed, err = repo.LogRevs(ctx, []string{base.Commit}, []string{start})
@@ -345,6 +350,14 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 				func() (err error) {
 					if !defIsBase {
 						landedDef, err = repo.LogRevs(ctx, []string{defOID}, []string{start, base.Commit})
+					}
+					return err
+				},
+				// What each landed commit changes, for the squash check:
+				// beside the logs, so that it adds no wait.
+				func() (err error) {
+					if len(tips) > 0 {
+						landedChanges, err = repo.LogChanges(ctx, since, []string{start})
 					}
 					return err
 				})
@@ -372,7 +385,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			}
 		}
 		v = branches.Decide(in)
-		if err := findSquashes(ctx, repo, v.States, landed, landedDef); err != nil {
+		if err := findSquashes(ctx, repo, v.States, landedChanges, landed, landedDef); err != nil {
 			return nil, fmt.Errorf("look for squashed tasks: %w", err)
 		}
 		st.States = v.States

@@ -3,7 +3,6 @@ package resume
 import (
 	"bytes"
 	"context"
-	"sort"
 	"strings"
 
 	"github.com/taskresume/git-taskresume/internal/branches"
@@ -12,84 +11,72 @@ import (
 
 // findSquashes marks the tasks whose whole change was squashed into one
 // commit of the base or the default branch since the run started: the
-// commit's change to the tree equals the task's combined change (the
-// cheap check, one diff-tree), else their patch-ids are equal (the change
-// re-applied on a base that moved). Per-commit checks such as git cherry
-// miss a squash of several commits. Only tasks whose work is on a branch
-// are checked, against the commits that name no task; a task with no such
-// candidates costs nothing.
-func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.TaskState, landed, landedDef []gitcmd.LogEntry) error {
-	type cand struct {
-		oid, ref string
-	}
-	var cands []cand
+// commit's change to the tree equals the task's combined change (cands
+// holds the landed commits' changes, read beside the landed commits
+// themselves), else their stable patch-ids are equal (the change re-applied
+// on a base that moved), asked only for pairs that touch the same paths.
+// Per-commit checks such as git cherry miss a squash of several commits.
+// Only tasks whose work is on a branch are checked; with no landed commit
+// that changes anything, nothing runs.
+func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.TaskState, cands gitcmd.Changes, landed, landedDef []gitcmd.LogEntry) error {
+	type cand struct{ oid, ref string }
+	var order []cand
 	for _, l := range []struct {
 		cs  []gitcmd.LogEntry
 		ref string
 	}{{landed, "base"}, {landedDef, "default"}} {
 		for _, c := range l.cs {
-			if len(c.Parents) == 1 {
-				cands = append(cands, cand{c.OID, l.ref})
+			if cands[c.OID] != "" {
+				order = append(order, cand{c.OID, l.ref})
 			}
 		}
 	}
 	var tasks []*branches.TaskState
+	var lines []string
 	for i := range states {
 		s := &states[i]
 		if s.Branch != nil && s.From != "" && s.OwnCommits > 0 && (s.Landed == nil || s.Landed.How != "merge") {
 			tasks = append(tasks, s)
+			lines = append(lines, s.Branch.OID+" "+s.From)
 		}
 	}
-	if len(cands) == 0 || len(tasks) == 0 {
+	if len(order) == 0 || len(tasks) == 0 {
 		return nil
 	}
 	// "tip from" reads as the commit tip with from as its parent: the
-	// diff is the task's combined change, keyed by the tip.
-	var in bytes.Buffer
-	for _, s := range tasks {
-		in.WriteString(s.Branch.OID + " " + s.From + "\n")
-	}
-	for _, c := range cands {
-		in.WriteString(c.oid + "\n")
-	}
-	out, err := repo.RunInput(ctx, in.Bytes(), "diff-tree", "-r", "--no-renames", "--stdin")
+	// task's combined change, keyed by the tip.
+	changes, err := repo.DiffChanges(ctx, lines)
 	if err != nil {
 		return err
 	}
-	changes := rawChanges(out)
 	found := map[*branches.TaskState]cand{}
+	pairs := map[*branches.TaskState][]cand{}
+	var again bytes.Buffer
+	asked := map[string]bool{}
 	for _, s := range tasks {
-		ch, ok := changes[s.Branch.OID]
-		if !ok || ch == "" {
+		ch := changes[s.Branch.OID]
+		if ch == "" {
 			continue
 		}
-		for _, c := range cands {
-			if changes[c.oid] == ch {
+		for _, c := range order {
+			if cands[c.oid] == ch {
 				found[s] = c
 				break
 			}
-		}
-	}
-	// A squash re-applied on a base that moved changes the same paths
-	// with other blobs: only such pairs need patch-ids.
-	var again bytes.Buffer
-	pairs := map[*branches.TaskState][]cand{}
-	asked := map[string]bool{}
-	for _, s := range tasks {
-		if _, ok := found[s]; ok || changes[s.Branch.OID] == "" {
-			continue
-		}
-		for _, c := range cands {
-			if samePaths(changes[c.oid], changes[s.Branch.OID]) {
+			if samePaths(cands[c.oid], ch) {
 				pairs[s] = append(pairs[s], c)
-				if !asked[c.oid] {
-					asked[c.oid] = true
-					again.WriteString(c.oid + "\n")
-				}
 			}
 		}
-		if len(pairs[s]) > 0 {
-			again.WriteString(s.Branch.OID + " " + s.From + "\n")
+		if _, ok := found[s]; ok || len(pairs[s]) == 0 {
+			delete(pairs, s)
+			continue
+		}
+		again.WriteString(s.Branch.OID + " " + s.From + "\n")
+		for _, c := range pairs[s] {
+			if !asked[c.oid] {
+				asked[c.oid] = true
+				again.WriteString(c.oid + "\n")
+			}
 		}
 	}
 	if again.Len() > 0 {
@@ -113,42 +100,7 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 	return nil
 }
 
-// rawChanges reads `diff-tree -r --stdin` output: per record (keyed by the
-// first id of its header line), the sorted new side of every change.
-func rawChanges(out []byte) map[string]string {
-	res := map[string]string{}
-	key := ""
-	var lines []string
-	flush := func() {
-		if key != "" {
-			sort.Strings(lines)
-			res[key] = strings.Join(lines, "\n")
-		}
-		lines = nil
-	}
-	for _, l := range strings.Split(string(out), "\n") {
-		if l == "" {
-			continue
-		}
-		if !strings.HasPrefix(l, ":") {
-			flush()
-			key = strings.Fields(l)[0]
-			continue
-		}
-		// ":old new oldoid newoid status\tpath": the new mode, blob and
-		// path are the change; the old side depends on where it applied.
-		meta, path, _ := strings.Cut(l, "\t")
-		f := strings.Fields(meta)
-		if len(f) >= 5 {
-			lines = append(lines, f[1]+" "+f[3]+" "+path)
-		}
-	}
-	flush()
-	return res
-}
-
-// samePaths reports whether two change lists of rawChanges touch the same
-// paths.
+// samePaths reports whether two change lists touch the same paths.
 func samePaths(a, b string) bool {
 	if a == "" || b == "" {
 		return false
