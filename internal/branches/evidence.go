@@ -35,12 +35,21 @@ type Naming struct {
 // taskSubject finds "[Task 2.1] Title", the orchestrators' form, and the
 // forms agents write instead: "Task 2.1: Title", "feat: Task 4.2 - Title",
 // "[Task 1-1]: Title".
-var taskSubject = regexp.MustCompile(`(?i)^(?:[a-z]+(?:\([^)]*\))?!?:\s*)?\[?task\s+([0-9]+(?:[.-][0-9]+)*)\]?(?:\s*[:\-–—]\s*|\s+|$)(.*)$`)
+//
+// A conventional-commit type before it must be one that does work: a
+// "chore:" or "wip:" commit about a task (an orchestrator's progress note,
+// a half-done step) names no finished work.
+var taskSubject = regexp.MustCompile(`(?i)^(?:(?:feat|fix|refactor|perf|test|tests|docs|style|build|ci)(?:\([^)]*\))?!?:\s*)?\[?task\s+([0-9]+(?:[.-][0-9]+)*)\]?(?:\s*[:\-–—]\s*|\s+|$)(.*)$`)
 
 // ParseTaskSubject returns the id and text of a task subject; ok is false
 // when the subject is not one.
 func ParseTaskSubject(subject string) (id, text string, ok bool) {
-	m := taskSubject.FindStringSubmatch(strings.TrimSpace(subject))
+	subject = strings.TrimSpace(subject)
+	// "revert: [Task 2.2] ..." undoes the task's work; it names no work.
+	if len(subject) >= 6 && strings.EqualFold(subject[:6], "revert") {
+		return "", "", false
+	}
+	m := taskSubject.FindStringSubmatch(subject)
 	if m == nil || !plan.ValidTaskID(m[1]) {
 		return "", "", false
 	}

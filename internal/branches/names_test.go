@@ -80,6 +80,10 @@ func TestNameCommit(t *testing.T) {
 		{dotted, "Task 1.2: Install dependencies", false, "1.2", true},
 		{dotted, "feat: Task 1.2 - Install dependencies", false, "1.2", true},
 		{dotted, "Install dependencies", false, "", false},
+		{dotted, "chore: Task 1.2 - start Install dependencies", false, "", false},
+		{dotted, "wip: [Task 1.2] Install dependencies", false, "", false},
+		{dotted, "revert: [Task 1.2] Install dependencies", false, "", false},
+		{dotted, "fix(db): Task 1.1 - Create database schema", false, "1.1", true},
 		{dotted, "Merge branch 'x1y2z3-task-2-1-users'", false, "", false},
 		// Agents describe the work in their own words.
 		{dashed, "[Task 1.1] Configure project for MCP server development", false, "1-1", true},

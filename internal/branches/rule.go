@@ -17,6 +17,10 @@ type Input struct {
 	// Branches are the run's task branches ("<run>-task-*"), local and
 	// remote-only.
 	Branches []Branch
+	// BeforePlan names the branches made before the commit that added the
+	// plan (they do not hold it): an earlier plan's that reused the run id,
+	// never this plan's tasks'.
+	BeforePlan map[string]bool
 	// Bounds are tips that bound a task's work without being a task's:
 	// "<run>-main" when it is not the base.
 	Bounds []string
@@ -27,6 +31,9 @@ type Input struct {
 	// when the default branch is not the base: someone else's work that an
 	// agent synced in, a task's only when its own words name the task.
 	DefaultHeld map[string]bool
+	// Trees maps commits of the walk and its boundary to their trees: a
+	// commit with its parent's tree changes nothing.
+	Trees map[string]string
 	// Landed are the base's commits since the run started, newest first.
 	Landed []CommitInfo
 	// BaseShared is true when the base is a branch other runs share (the
@@ -161,8 +168,15 @@ func Decide(in Input) Verdict {
 	}
 
 	namings := make([]Naming, len(in.Walk))
+	// notWork: a merge (merging is not the task's work), a cherry-picked
+	// copy of another commit, a commit that changes nothing unless its own
+	// words name the task (then the agent says the task is done).
+	notWork := make([]bool, len(in.Walk))
 	for i := range in.Walk {
-		namings[i] = names.Name(&in.Walk[i], in.DefaultHeld[in.Walk[i].OID])
+		c := &in.Walk[i]
+		namings[i] = names.Name(c, in.DefaultHeld[c.OID])
+		empty := len(c.Parents) == 1 && c.Tree != "" && in.Trees[c.Parents[0]] == c.Tree
+		notWork[i] = isMerge(c) || c.PickedFrom != "" || empty && namings[i].Task == ""
 	}
 
 	// Which task each branch is: its name, confirmed or overruled by the
@@ -183,11 +197,16 @@ func Decide(in Input) Verdict {
 			v.Unknown = append(v.Unknown, UnknownBranch{b, "its name names no task of the plan"})
 			continue
 		}
+		if in.BeforePlan[b.Name] {
+			v.Unknown = append(v.Unknown, UnknownBranch{b, "it was made before the commit that added the plan (an earlier plan that reused the run id?)"})
+			v.ByBranch[b.Name] = ""
+			continue
+		}
 		named := map[string]bool{}
 		marked := false
 		if own[i] != nil {
 			own[i].each(func(c int) {
-				if isMerge(&in.Walk[c]) || in.DefaultHeld[in.Walk[c].OID] || inOwn[c] > 1 {
+				if notWork[c] || in.DefaultHeld[in.Walk[c].OID] || inOwn[c] > 1 {
 					return
 				}
 				if namings[c].Marked {
@@ -222,7 +241,7 @@ func Decide(in Input) Verdict {
 			continue
 		}
 		own[i].each(func(c int) {
-			if isMerge(&in.Walk[c]) || namings[c].Marked || in.DefaultHeld[in.Walk[c].OID] {
+			if notWork[c] || namings[c].Marked || in.DefaultHeld[in.Walk[c].OID] {
 				return
 			}
 			if structural[c] == nil {
@@ -252,7 +271,7 @@ func Decide(in Input) Verdict {
 		own[i].each(func(c int) {
 			ci := &in.Walk[c]
 			switch {
-			case isMerge(ci):
+			case notWork[c]:
 			case namings[c].Task != "":
 				credit(namings[c].Task, i)
 				for _, id := range namings[c].Also {
@@ -282,7 +301,10 @@ func Decide(in Input) Verdict {
 			len(sh.commits), strings.Join(append([]string{id}, sortedKeys(sh.with)...), ", "), id))
 	}
 
-	landed := landings(in, names, bs, task)
+	landed, revertDoubts := landings(in, names, bs, task)
+	for id, ds := range revertDoubts {
+		doubts[id] = append(doubts[id], ds...)
+	}
 
 	for _, t := range in.Plan.Tasks() {
 		st := TaskState{Task: t, Landed: landed[t.ID]}
@@ -352,13 +374,18 @@ func Decide(in Input) Verdict {
 }
 
 // landings finds, per task, the newest evidence that its work reached the
-// base or the default branch since the run started.
-func landings(in Input, names *Names, bs []Branch, task []string) map[string]*Landing {
+// base or the default branch since the run started. A reverted commit is
+// no evidence, nor is anything a reverted merge brought in; the tasks it
+// would have landed get a doubt naming the revert.
+func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*Landing, map[string][]string) {
 	out := map[string]*Landing{}
+	doubts := map[string][]string{}
 	byName := map[string]string{}
 	for i, b := range bs {
 		byName[b.Name] = task[i]
 	}
+	all := append(append([]CommitInfo(nil), in.Landed...), in.LandedDefault...)
+	voided := reverted(all)
 	scan := func(cs []CommitInfo, shared bool, ref string) {
 		for i := range cs {
 			c := &cs[i]
@@ -377,7 +404,14 @@ func landings(in Input, names *Names, bs []Branch, task []string) map[string]*La
 				id, how, also = nm.Task, "commit", nm.Also
 			}
 			for _, id := range append([]string{id}, also...) {
-				if id != "" && out[id] == nil {
+				if id == "" {
+					continue
+				}
+				if by := voided[c.OID]; by != "" {
+					doubts[id] = append(doubts[id], fmt.Sprintf("its work landed in %s but was reverted by %s", short(c.OID), short(by)))
+					continue
+				}
+				if out[id] == nil {
 					out[id] = &Landing{How: how, Commit: c.OID, Ref: ref}
 				}
 			}
@@ -385,7 +419,86 @@ func landings(in Input, names *Names, bs []Branch, task []string) map[string]*La
 	}
 	scan(in.Landed, in.BaseShared, "base")
 	scan(in.LandedDefault, true, "default")
-	return out
+	for id := range out {
+		delete(doubts, id) // landed again later: the revert no longer matters
+	}
+	return out, doubts
+}
+
+// reverted maps each commit of cs that a later commit of cs reverts (and,
+// for a reverted merge, each commit the merge brought in) to the revert. A
+// revert that was itself reverted voids nothing. cs is newest first.
+func reverted(cs []CommitInfo) map[string]string {
+	byOID := make(map[string]*CommitInfo, len(cs))
+	for i := range cs {
+		byOID[cs[i].OID] = &cs[i]
+	}
+	voided := map[string]string{}
+	for i := range cs {
+		c := &cs[i]
+		target := c.Reverts
+		if target == "" {
+			// A revert whose message lost its "This reverts commit"
+			// line still says what it reverts by name: the newest older
+			// commit of that subject.
+			if s, ok := revertedSubject(c.Subject); ok {
+				for j := i + 1; j < len(cs); j++ {
+					if cs[j].Subject == s {
+						target = cs[j].OID
+						break
+					}
+				}
+			}
+		}
+		if target == "" || voided[c.OID] != "" {
+			continue
+		}
+		voided[target] = c.OID
+		m := byOID[target]
+		if m == nil || !isMerge(m) {
+			continue
+		}
+		// What the merge brought in: reachable from its other parents and
+		// not from its first, within the landed commits.
+		first := map[string]bool{}
+		stack := []string{m.Parents[0]}
+		for len(stack) > 0 {
+			o := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if first[o] || byOID[o] == nil {
+				continue
+			}
+			first[o] = true
+			stack = append(stack, byOID[o].Parents...)
+		}
+		seen := map[string]bool{}
+		stack = append([]string(nil), m.Parents[1:]...)
+		for len(stack) > 0 {
+			o := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[o] || first[o] || byOID[o] == nil {
+				continue
+			}
+			seen[o] = true
+			if voided[o] == "" {
+				voided[o] = c.OID
+			}
+			stack = append(stack, byOID[o].Parents...)
+		}
+	}
+	return voided
+}
+
+// revertedSubject is the subject a revert's subject names: `Revert "S"`
+// as git writes it, or "revert: S".
+func revertedSubject(subject string) (string, bool) {
+	if rest, ok := strings.CutPrefix(subject, `Revert "`); ok && strings.HasSuffix(rest, `"`) {
+		return strings.TrimSuffix(rest, `"`), true
+	}
+	if len(subject) > 7 && strings.EqualFold(subject[:7], "revert:") {
+		return strings.TrimSpace(subject[7:]), true
+	}
+	return "", false
 }
 
 // leftFrom is the one commit outside the walk that the commits of set

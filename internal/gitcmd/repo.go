@@ -180,6 +180,26 @@ func ParseRefs(out []byte) ([]Ref, error) {
 	return refs, nil
 }
 
+// RefsContaining returns the names of the refs matching patterns whose
+// commits contain commit (`for-each-ref --contains`).
+func (r *Repo) RefsContaining(ctx context.Context, commit string, patterns ...string) (map[string]bool, error) {
+	if err := checkRevs([]string{commit}); err != nil {
+		return nil, err
+	}
+	args := append([]string{"for-each-ref", "--format=%(refname)", "--contains", commit, "--end-of-options"}, patterns...)
+	out, err := r.Run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if l != "" {
+			set[l] = true
+		}
+	}
+	return set, nil
+}
+
 // ResolveCommit resolves a user-given revision to a commit id. The name is
 // passed after --end-of-options so that it can never act as an option.
 func (r *Repo) ResolveCommit(ctx context.Context, rev string) (string, error) {
@@ -352,19 +372,27 @@ func (r *Repo) AddedIn(ctx context.Context, rev, path string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// LogEntry is a commit of the base's history with what marks a task as
-// landed: its subject (merge messages name the branch) and its trailers.
+// LogEntry is a commit with what marks it as a task's: its subject (merge
+// messages name the branch), its trailers, and what its message says it
+// reverts or was cherry-picked from.
 type LogEntry struct {
 	OID     string
 	Parents []string
 	Subject string
 	RunIDs  []string
 	TaskIDs []string
+	// Tree is the commit's tree: a commit whose tree is its parent's
+	// changes nothing.
+	Tree string
+	// Reverts is the commit "This reverts commit X." names; PickedFrom
+	// the one "(cherry picked from commit X)" names.
+	Reverts, PickedFrom string
 }
 
-// logFormat prints what names a task: parents, subject, and the Run-Id /
-// Task-Id trailers as git parses them.
-const logFormat = "--format=%H%x00%P%x00%s%x00%(trailers:key=Run-Id,valueonly,separator=%x2C)%x00%(trailers:key=Task-Id,valueonly,separator=%x2C)%x00"
+// logFormat prints what names a task: parents, subject, the Run-Id /
+// Task-Id trailers as git parses them, the tree, the boundary mark and the
+// body (for what it reverts or was picked from).
+const logFormat = "--format=%H%x00%P%x00%s%x00%(trailers:key=Run-Id,valueonly,separator=%x2C)%x00%(trailers:key=Task-Id,valueonly,separator=%x2C)%x00%T%x00%m%x00B%b%x00"
 
 // Log lists the commits reachable from rev and not from stop ("" for none),
 // with subjects and the Run-Id / Task-Id trailers as git parses them.
@@ -380,11 +408,22 @@ func (r *Repo) Log(ctx context.Context, rev, stop string) ([]LogEntry, error) {
 // LogRevs is Log for commits reachable from any of include and none of
 // exclude, newest first. Revisions go through stdin, as Walk's do.
 func (r *Repo) LogRevs(ctx context.Context, include, exclude []string) ([]LogEntry, error) {
+	cs, _, err := r.logRevs(ctx, include, exclude, false)
+	return cs, err
+}
+
+// LogWalk is LogRevs that also returns the trees of the boundary: the
+// excluded commits the listed ones have as parents.
+func (r *Repo) LogWalk(ctx context.Context, include, exclude []string) ([]LogEntry, map[string]string, error) {
+	return r.logRevs(ctx, include, exclude, true)
+}
+
+func (r *Repo) logRevs(ctx context.Context, include, exclude []string, boundary bool) ([]LogEntry, map[string]string, error) {
 	if len(include) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err := checkRevs(include, exclude); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var in bytes.Buffer
 	for _, s := range include {
@@ -393,11 +432,27 @@ func (r *Repo) LogRevs(ctx context.Context, include, exclude []string) ([]LogEnt
 	for _, s := range exclude {
 		in.WriteString("^" + s + "\n")
 	}
-	out, err := r.RunInput(ctx, in.Bytes(), "log", logFormat, "--stdin")
-	if err != nil {
-		return nil, err
+	args := []string{"log", logFormat}
+	if boundary {
+		args = append(args, "--boundary")
 	}
-	return parseLog(out)
+	out, err := r.RunInput(ctx, in.Bytes(), append(args, "--stdin")...)
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := parseLog(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cs []LogEntry
+	trees := map[string]string{}
+	for _, c := range all {
+		trees[c.OID] = c.Tree
+		if c.Reverts != "-" { // the boundary mark, kept in Reverts by parseLog
+			cs = append(cs, c)
+		}
+	}
+	return cs, trees, nil
 }
 
 // RevSet returns the ids of the commits reachable from include and not
@@ -445,18 +500,37 @@ func (r *Repo) MergeBaseAll(ctx context.Context, oids []string) (string, error) 
 	return strings.TrimSpace(string(out)), nil
 }
 
+// revertLine and pickedLine are what git revert and git cherry-pick -x
+// write into the message.
+var (
+	revertLine = regexp.MustCompile(`(?m)^This reverts commit ([0-9a-f]{40,64})\b`)
+	pickedLine = regexp.MustCompile(`(?m)^\(cherry picked from commit ([0-9a-f]{40,64})\)`)
+)
+
 func parseLog(out []byte) ([]LogEntry, error) {
 	var res []LogEntry
 	for _, rec := range bytes.Split(out, []byte("\x00\n")) {
-		if len(rec) == 0 {
+		if len(rec) == 0 || len(bytes.TrimSpace(rec)) == 0 {
 			continue
 		}
-		f := strings.Split(string(rec), "\x00")
-		if len(f) != 5 {
+		f := strings.Split(strings.TrimLeft(string(rec), "\n"), "\x00")
+		// The body comes last, after a "B" so that a body starting with a
+		// newline never reads as the end of the record.
+		if len(f) != 8 || !strings.HasPrefix(f[7], "B") {
 			return nil, fmt.Errorf("log: unexpected record %q", rec)
 		}
-		res = append(res, LogEntry{OID: f[0], Parents: strings.Fields(f[1]), Subject: f[2],
-			RunIDs: splitList(f[3]), TaskIDs: splitList(f[4])})
+		e := LogEntry{OID: f[0], Parents: strings.Fields(f[1]), Subject: f[2],
+			RunIDs: splitList(f[3]), TaskIDs: splitList(f[4]), Tree: f[5]}
+		body := f[7][1:]
+		if f[6] == "-" {
+			e.Reverts = "-" // a boundary commit; LogWalk takes it out
+		} else if m := revertLine.FindStringSubmatch(body); m != nil {
+			e.Reverts = m[1]
+		}
+		if m := pickedLine.FindStringSubmatch(body); m != nil {
+			e.PickedFrom = m[1]
+		}
+		res = append(res, e)
 	}
 	return res, nil
 }

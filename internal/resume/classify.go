@@ -182,8 +182,13 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		// branch) is the user's placement: reported, removed only when
 		// named (--task) or with the whole run (--all). A bare repository
 		// with a relative setting has no folder to be outside of: there
-		// task worktrees sit beside the repository, wherever made.
-		rw.Outside = !w.Main && !rw.Shared && st.hasWorktreeFolder() && !st.inWorktreeDir(w.Path)
+		// task worktrees sit beside the repository, and only a directory
+		// named for the run's tasks is one the run made.
+		if st.hasWorktreeFolder() {
+			rw.Outside = !w.Main && !rw.Shared && !st.inWorktreeDir(w.Path)
+		} else {
+			rw.Outside = !w.Main && !rw.Shared && !strings.HasPrefix(w.Name(), branches.TaskPrefix(run))
+		}
 		st.Worktrees = append(st.Worktrees, w)
 		out = append(out, rw)
 		if !rw.Missing && !rw.Broken && !rw.Unreadable && !rw.Symlink {

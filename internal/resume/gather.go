@@ -150,6 +150,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			refs, err = repo.Refs(ctx,
 				"refs/heads/"+tp+"*", "refs/heads/"+tp+"*/**", "refs/heads/"+branches.MainBranch(run),
 				"refs/heads/main", "refs/heads/master", "refs/remotes/origin/HEAD",
+				"refs/remotes/origin/main", "refs/remotes/origin/master",
 				"refs/remotes/*/"+tp+"*", "refs/remotes/*/"+tp+"*/**", "refs/remotes/*/"+branches.MainBranch(run))
 			if err != nil {
 				err = fmt.Errorf("list branches: %w", err)
@@ -298,7 +299,31 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		addTip(st.MainBranch.OID)
 	}
 	sort.Strings(tips)
-	heads := append([]string(nil), tips...)
+	// The run's start is dated by the branches that may be its own: a
+	// branch whose name names no task (a follow-up fix, an earlier plan's)
+	// must not move it back.
+	unknownTip := map[string]bool{}
+	for _, b := range m.Unknown {
+		unknownTip[b.OID] = true
+	}
+	for _, b := range st.TaskBranches {
+		if !unknownTip[b.OID] {
+			continue
+		}
+		for _, bs := range m.ByTask {
+			for _, k := range bs {
+				if k.OID == b.OID {
+					delete(unknownTip, b.OID) // a known branch is there too
+				}
+			}
+		}
+	}
+	var heads []string
+	for _, t := range tips {
+		if !unknownTip[t] {
+			heads = append(heads, t)
+		}
+	}
 	for _, w := range wts {
 		if !w.Bare && !w.Main && st.belongsToRun(w, run) {
 			heads = append(heads, w.HEAD)
@@ -307,17 +332,20 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	if opts.Light {
 		tips, heads = nil, nil
 	}
-	defName, defOID, hasDef := defaultBranch(allRefs)
-	defIsBase := !hasDef || defOID == base.Commit || defName == base.Ref
+	_, defOIDs := defaultBranches(allRefs, base)
+	defIsBase := len(defOIDs) == 0
 	var walk []gitcmd.LogEntry
+	var trees map[string]string
 	var notDefault map[string]bool
 	var landed, landedDef []gitcmd.LogEntry
 	var start, noStart string
 	var landedChanges gitcmd.Changes
+	var holding map[string]bool // nil: not asked
+	var fromPlan bool
 	var runWts []*Worktree
 	err = parallel(
 		func() (err error) {
-			if walk, err = repo.LogRevs(ctx, tips, []string{base.Commit}); err != nil {
+			if walk, trees, err = repo.LogWalk(ctx, tips, []string{base.Commit}); err != nil {
 				return fmt.Errorf("walk the run's history: %w", err)
 			}
 			if repo.Shallow {
@@ -327,7 +355,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		},
 		func() (err error) {
 			if len(tips) > 0 && !defIsBase {
-				notDefault, err = repo.RevSet(ctx, tips, []string{base.Commit, defOID})
+				notDefault, err = repo.RevSet(ctx, tips, append([]string{base.Commit}, defOIDs...))
 			}
 			return err
 		},
@@ -335,21 +363,23 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			if p == nil || opts.Light {
 				return nil
 			}
-			if start, noStart, err = runStart(ctx, repo, objs, planRepoPath, base.Commit, heads); err != nil || start == "" {
+			// The start itself is searched too ("^start^@"): the commit that
+			// added the plan may carry a task's work.
+			if start, noStart, fromPlan, err = runStart(ctx, repo, objs, planRepoPath, base.Commit, heads); err != nil || start == "" {
 				return err
 			}
 			since := []string{base.Commit}
 			if !defIsBase {
-				since = append(since, defOID)
+				since = append(since, defOIDs...)
 			}
 			return parallel(
 				func() (err error) {
-					landed, err = repo.LogRevs(ctx, []string{base.Commit}, []string{start})
+					landed, err = repo.LogRevs(ctx, []string{base.Commit}, []string{start + "^@"})
 					return err
 				},
 				func() (err error) {
 					if !defIsBase {
-						landedDef, err = repo.LogRevs(ctx, []string{defOID}, []string{start, base.Commit})
+						landedDef, err = repo.LogRevs(ctx, defOIDs, []string{start + "^@", base.Commit})
 					}
 					return err
 				},
@@ -357,7 +387,18 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 				// beside the logs, so that it adds no wait.
 				func() (err error) {
 					if len(tips) > 0 {
-						landedChanges, err = repo.LogChanges(ctx, since, []string{start})
+						landedChanges, err = repo.LogChanges(ctx, since, []string{start + "^@"})
+					}
+					return err
+				},
+				// Branches that do not hold the commit that added the plan
+				// were made before it: an earlier plan's, under a reused
+				// run id.
+				func() (err error) {
+					if fromPlan && len(st.TaskBranches) > 0 {
+						tp := branches.TaskPrefix(run)
+						holding, err = repo.RefsContaining(ctx, start, "refs/heads/"+tp+"*", "refs/heads/"+tp+"*/**",
+							"refs/remotes/*/"+tp+"*", "refs/remotes/*/"+tp+"*/**")
 					}
 					return err
 				})
@@ -374,8 +415,12 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	}
 	var v branches.Verdict
 	if p != nil {
-		in := branches.Input{Run: run, Plan: p, Branches: st.TaskBranches, Bounds: bounds, Walk: walk,
-			Landed: landed, LandedDefault: landedDef, BaseShared: base.Source != "run-main"}
+		before, err := madeBeforePlan(objs, st.TaskBranches, holding, planRepoPath, start, base.Commit)
+		if err != nil {
+			return nil, err
+		}
+		in := branches.Input{Run: run, Plan: p, Branches: st.TaskBranches, Bounds: bounds, Walk: walk, Trees: trees, BeforePlan: before,
+			Landed: landed, LandedDefault: landedDef, BaseShared: !runOwnBase(base, run)}
 		if notDefault != nil {
 			in.DefaultHeld = map[string]bool{}
 			for _, c := range walk {
@@ -405,6 +450,14 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	st.compareRemote(walk)
 	rep.GitProcesses = int(gitcmd.Processes() - started)
 	return st, nil
+}
+
+// runOwnBase reports whether the base is the run's own branch <run>-main
+// (however it was chosen, from any remote): its commits are the run's, read
+// as leniently as its task branches.
+func runOwnBase(base BaseRef, run string) bool {
+	mb := branches.MainBranch(run)
+	return base.Source == "run-main" || base.Ref == mb || strings.HasSuffix(base.Ref, "/"+mb)
 }
 
 // parallel runs fns at once and returns the first error in argument order,
