@@ -10,12 +10,14 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Objects reads objects by name ("<commit>:<path>") from one long-lived
 // `git cat-file --batch`, so that looking a plan up in several commits, each
 // in several places, costs one git process instead of one per question.
 type Objects struct {
+	mu     sync.Mutex // one question at a time: the report asks from several goroutines
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    *bufio.Reader
@@ -69,6 +71,8 @@ func (r *Repo) ObjectReader(ctx context.Context) (*Objects, error) {
 // Get returns the object called name; Type "" when there is none. An error
 // means the reader is broken and answers no more.
 func (o *Objects) Get(name string) (Object, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.err != nil {
 		return Object{}, o.err
 	}
@@ -231,4 +235,57 @@ func (r *Repo) LastChangeSince(ctx context.Context, rev string, since int64, pat
 		return 0, nil
 	}
 	return strconv.ParseInt(s, 10, 64)
+}
+
+// Commit reads a commit object by id through the reader, as a LogEntry:
+// parents, tree, subject, the Run-Id / Task-Id trailers of its last
+// paragraph, and what it reverts or was picked from. ok is false when
+// there is no such commit.
+func (o *Objects) Commit(oid string) (LogEntry, bool, error) {
+	obj, err := o.Get(oid)
+	if err != nil || obj.Type != "commit" {
+		return LogEntry{}, false, err
+	}
+	e := LogEntry{OID: obj.OID}
+	header, msg, _ := strings.Cut(string(obj.Data), "\n\n")
+	for _, l := range strings.Split(header, "\n") {
+		k, v, _ := strings.Cut(l, " ")
+		switch k {
+		case "tree":
+			e.Tree = v
+		case "parent":
+			e.Parents = append(e.Parents, v)
+		case "committer":
+			// "Name <mail> 1700000000 +0000": the date is the next to last word.
+			if f := strings.Fields(v); len(f) >= 2 {
+				e.Time, _ = strconv.ParseInt(f[len(f)-2], 10, 64)
+			}
+		}
+	}
+	msg = strings.TrimLeft(msg, "\n")
+	subject, body, _ := strings.Cut(msg, "\n\n")
+	// git's %s joins a subject paragraph's lines with spaces.
+	e.Subject = strings.Join(strings.Fields(strings.ReplaceAll(subject, "\n", " ")), " ")
+	paras := strings.Split(strings.TrimSpace(body), "\n\n")
+	if last := paras[len(paras)-1]; body != "" {
+		for _, l := range strings.Split(last, "\n") {
+			k, v, ok := strings.Cut(l, ":")
+			if !ok {
+				continue
+			}
+			switch strings.ToLower(strings.TrimSpace(k)) {
+			case "run-id":
+				e.RunIDs = append(e.RunIDs, strings.TrimSpace(v))
+			case "task-id":
+				e.TaskIDs = append(e.TaskIDs, strings.TrimSpace(v))
+			}
+		}
+	}
+	if m := revertLine.FindStringSubmatch(body); m != nil {
+		e.Reverts = m[1]
+	}
+	if m := pickedLine.FindStringSubmatch(body); m != nil {
+		e.PickedFrom = m[1]
+	}
+	return e, true, nil
 }

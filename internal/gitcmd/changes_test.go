@@ -31,7 +31,7 @@ func TestLogAndDiffChangesAgree(t *testing.T) {
 
 	r := open(t, dir)
 	ctx := context.Background()
-	logged, err := r.LogChanges(ctx, []string{"main"}, []string{root})
+	logged, err := r.LogChanges(ctx, []string{"main"}, []string{root}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,5 +49,50 @@ func TestLogAndDiffChangesAgree(t *testing.T) {
 	}
 	if logged[empty] != "" {
 		t.Errorf("empty commit changes %q", logged[empty])
+	}
+	// Limited to one path, the commits that touch it are listed with their
+	// whole change.
+	some, err := r.LogChanges(ctx, []string{"main"}, []string{root}, []string{"sp ace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(some) != 1 || some[squash] != logged[squash] {
+		t.Errorf("limited to one path: %q", some)
+	}
+}
+
+// A commit read in-process through the object reader says what git log
+// says of it: parents, tree, subject, trailers, what it reverts.
+func TestObjectsCommitAgreesWithLog(t *testing.T) {
+	dir, root := newRepo(t)
+	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("work\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", "f.txt")
+	git(t, dir, "commit", "-q", "-m", "[Task 2.1] User service\nsecond line", "-m", "Body text.", "-m", "Run-Id: x1y2z3\nTask-Id: 2.1\nTask-Id: 2.2")
+	git(t, dir, "revert", "--no-edit", "HEAD")
+	r := open(t, dir)
+	ctx := context.Background()
+	logged, err := r.LogRevs(ctx, []string{"main"}, []string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := r.ObjectReader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer objs.Close()
+	if len(logged) != 2 {
+		t.Fatalf("log listed %d commits", len(logged))
+	}
+	for _, want := range logged {
+		got, ok, err := objs.Commit(want.OID)
+		if err != nil || !ok {
+			t.Fatalf("Commit(%s): %v %v", want.OID, ok, err)
+		}
+		if g, w := strings.Join([]string{got.Subject, strings.Join(got.Parents, ","), got.Tree, strings.Join(got.RunIDs, ","), strings.Join(got.TaskIDs, ","), got.Reverts},
+			"|"), strings.Join([]string{want.Subject, strings.Join(want.Parents, ","), want.Tree, strings.Join(want.RunIDs, ","), strings.Join(want.TaskIDs, ","), want.Reverts}, "|"); g != w || got.Time != want.Time {
+			t.Errorf("object reader: %q (%d)\nlog:           %q (%d)", g, got.Time, w, want.Time)
+		}
 	}
 }

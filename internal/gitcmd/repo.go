@@ -387,12 +387,14 @@ type LogEntry struct {
 	// Reverts is the commit "This reverts commit X." names; PickedFrom
 	// the one "(cherry picked from commit X)" names.
 	Reverts, PickedFrom string
+	// Time is the committer date, in seconds.
+	Time int64
 }
 
 // logFormat prints what names a task: parents, subject, the Run-Id /
 // Task-Id trailers as git parses them, the tree, the boundary mark and the
-// body (for what it reverts or was picked from).
-const logFormat = "--format=%H%x00%P%x00%s%x00%(trailers:key=Run-Id,valueonly,separator=%x2C)%x00%(trailers:key=Task-Id,valueonly,separator=%x2C)%x00%T%x00%m%x00B%b%x00"
+// committer date and the body (for what it reverts or was picked from).
+const logFormat = "--format=%H%x00%P%x00%s%x00%(trailers:key=Run-Id,valueonly,separator=%x2C)%x00%(trailers:key=Task-Id,valueonly,separator=%x2C)%x00%T%x00%m%x00%ct%x00B%b%x00"
 
 // Log lists the commits reachable from rev and not from stop ("" for none),
 // with subjects and the Run-Id / Task-Id trailers as git parses them.
@@ -516,12 +518,13 @@ func parseLog(out []byte) ([]LogEntry, error) {
 		f := strings.Split(strings.TrimLeft(string(rec), "\n"), "\x00")
 		// The body comes last, after a "B" so that a body starting with a
 		// newline never reads as the end of the record.
-		if len(f) != 8 || !strings.HasPrefix(f[7], "B") {
+		if len(f) != 9 || !strings.HasPrefix(f[8], "B") {
 			return nil, fmt.Errorf("log: unexpected record %q", rec)
 		}
 		e := LogEntry{OID: f[0], Parents: strings.Fields(f[1]), Subject: f[2],
 			RunIDs: splitList(f[3]), TaskIDs: splitList(f[4]), Tree: f[5]}
-		body := f[7][1:]
+		e.Time, _ = strconv.ParseInt(f[7], 10, 64)
+		body := f[8][1:]
 		if f[6] == "-" {
 			e.Reverts = "-" // a boundary commit; LogWalk takes it out
 		} else if m := revertLine.FindStringSubmatch(body); m != nil {
@@ -551,9 +554,10 @@ func splitList(s string) []string {
 // old blobs.
 type Changes map[string]string
 
-// LogChanges reads the changes of the non-merge commits reachable from
-// include and not from exclude, in one `git log --raw`.
-func (r *Repo) LogChanges(ctx context.Context, include, exclude []string) (Changes, error) {
+// LogChanges reads the whole changes of the non-merge commits reachable
+// from include and not from exclude that touch one of paths (all of them
+// when paths is empty), in one `git log --raw --full-diff`.
+func (r *Repo) LogChanges(ctx context.Context, include, exclude, paths []string) (Changes, error) {
 	if len(include) == 0 {
 		return Changes{}, nil
 	}
@@ -567,7 +571,14 @@ func (r *Repo) LogChanges(ctx context.Context, include, exclude []string) (Chang
 	for _, s := range exclude {
 		in.WriteString("^" + s + "\n")
 	}
-	out, err := r.RunInput(ctx, in.Bytes(), "log", "--no-merges", "--no-abbrev", "--raw", "--no-renames", "-z", "--format=%x01%H", "--stdin")
+	args := []string{"log", "--no-merges", "--no-abbrev", "--raw", "--full-diff", "--no-renames", "-z", "--format=%x01%H", "--stdin"}
+	if len(paths) > 0 {
+		args = append(args, "--")
+		for _, p := range paths {
+			args = append(args, ":(top,literal)"+p)
+		}
+	}
+	out, err := r.RunInput(ctx, in.Bytes(), args...)
 	if err != nil {
 		return nil, err
 	}

@@ -104,11 +104,12 @@ func OpenRepo(ctx context.Context, dir string) (*gitcmd.Repo, error) {
 
 // Gather reads a run's state. The git processes it starts are fixed,
 // whatever the number of tasks or branches: rev-parse, config,
-// for-each-ref, worktree list, one rev-list of the commits the run added,
-// one rev-list of commits on detached worktree HEADs that no ref holds (only
-// when such worktrees exist), plus one status per existing worktree of the
-// run (dirtiness is a property of each working tree; a report with no live
-// worktrees starts none).
+// for-each-ref, worktree list, cat-file --batch, one log of the commits the
+// run added, the search for landed work since the run started (see
+// docs/DESIGN.md, "What this costs"), one rev-list of commits on detached
+// worktree HEADs that no ref holds (only when such worktrees exist), plus
+// one status per existing worktree of the run (dirtiness is a property of
+// each working tree; a report with no live worktrees starts none).
 func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error) {
 	if err := plan.ValidateRunID(opts.Run); err != nil {
 		return nil, &InputError{err.Error()}
@@ -339,41 +340,60 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	var notDefault map[string]bool
 	var landed, landedDef []gitcmd.LogEntry
 	var start, noStart string
-	var landedChanges gitcmd.Changes
 	var holding map[string]bool // nil: not asked
+	var taskChanges, landedChanges gitcmd.Changes
 	var fromPlan bool
 	var runWts []*Worktree
+	since := []string{base.Commit}
+	if !defIsBase {
+		since = append(since, defOIDs...)
+	}
+	startKnown := make(chan struct{})
+	knowStart := sync.OnceFunc(func() { close(startKnown) })
 	err = parallel(
 		func() (err error) {
 			if walk, trees, err = repo.LogWalk(ctx, tips, []string{base.Commit}); err != nil {
 				return fmt.Errorf("walk the run's history: %w", err)
 			}
 			if repo.Shallow {
-				return checkShallow(repo, walk)
+				if err := checkShallow(repo, walk); err != nil {
+					return err
+				}
+			}
+			if p == nil || opts.Light {
+				return nil
+			}
+			// What the squash check compares, beside the landing search:
+			// which branch holds a task's work is known from the walk.
+			pre := branches.Decide(branches.Input{Run: run, Plan: p, Branches: st.TaskBranches, Bounds: bounds, Walk: walk, Trees: trees})
+			taskChanges, landedChanges, err = squashInputs(ctx, repo, pre.States, since, func() string { <-startKnown; return start })
+			if err != nil {
+				return fmt.Errorf("look for squashed tasks: %w", err)
 			}
 			return nil
 		},
 		func() (err error) {
-			if len(tips) > 0 && !defIsBase {
-				notDefault, err = repo.RevSet(ctx, tips, append([]string{base.Commit}, defOIDs...))
-			}
-			return err
-		},
-		func() (err error) {
+			defer knowStart()
 			if p == nil || opts.Light {
 				return nil
 			}
 			// The start itself is searched too ("^start^@"): the commit that
 			// added the plan may carry a task's work.
-			if start, noStart, fromPlan, err = runStart(ctx, repo, objs, planRepoPath, base.Commit, heads); err != nil || start == "" {
+			start, noStart, fromPlan, err = runStart(ctx, repo, objs, planRepoPath, base.Commit, heads)
+			knowStart()
+			if err != nil || start == "" {
 				return err
-			}
-			since := []string{base.Commit}
-			if !defIsBase {
-				since = append(since, defOIDs...)
 			}
 			return parallel(
 				func() (err error) {
+					if start == base.Commit && objs != nil {
+						// Only the start itself: read it in-process.
+						c, ok, err := objs.Commit(start)
+						if ok {
+							landed = []gitcmd.LogEntry{c}
+						}
+						return err
+					}
 					landed, err = repo.LogRevs(ctx, []string{base.Commit}, []string{start + "^@"})
 					return err
 				},
@@ -383,25 +403,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 					}
 					return err
 				},
-				// What each landed commit changes, for the squash check:
-				// beside the logs, so that it adds no wait.
-				func() (err error) {
-					if len(tips) > 0 {
-						landedChanges, err = repo.LogChanges(ctx, since, []string{start + "^@"})
-					}
-					return err
-				},
-				// Branches that do not hold the commit that added the plan
-				// were made before it: an earlier plan's, under a reused
-				// run id.
-				func() (err error) {
-					if fromPlan && len(st.TaskBranches) > 0 {
-						tp := branches.TaskPrefix(run)
-						holding, err = repo.RefsContaining(ctx, start, "refs/heads/"+tp+"*", "refs/heads/"+tp+"*/**",
-							"refs/remotes/*/"+tp+"*", "refs/remotes/*/"+tp+"*/**")
-					}
-					return err
-				})
+			)
 		},
 		func() error { runWts = st.classifyWorktrees(ctx, wts, m, !opts.Light); return nil },
 	)
@@ -410,6 +412,39 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	}
 	if repo.Shallow && start != "" {
 		if err := checkShallowLog(repo, start, landed, landedDef); err != nil {
+			return nil, err
+		}
+	}
+	// Branches that do not hold the commit that added the plan were made
+	// before it: an earlier plan's, under a reused run id. Asked only when
+	// the walk cannot show that every branch left the base at that commit
+	// (the common case: tasks branch off <run>-main where the plan is).
+	if fromPlan && len(st.TaskBranches) > 0 && !allLeaveAt(walk, st.TaskBranches, start) {
+		tp := branches.TaskPrefix(run)
+		holding, err = repo.RefsContaining(ctx, start, "refs/heads/"+tp+"*", "refs/heads/"+tp+"*/**",
+			"refs/remotes/*/"+tp+"*", "refs/remotes/*/"+tp+"*/**")
+		if err != nil {
+			return nil, err
+		}
+	}
+	// Which of the run's commits the default branches hold. Since the run
+	// started, that is the walk's commits among the default branches'
+	// landed ones (a commit the walk holds is not the base's, nor, the
+	// start being the base's, older than the start). Without a start, git
+	// is asked.
+	if len(tips) > 0 && !defIsBase {
+		if start != "" {
+			notDefault = map[string]bool{}
+			held := make(map[string]bool, len(landedDef))
+			for _, c := range landedDef {
+				held[c.OID] = true
+			}
+			for _, c := range walk {
+				if !held[c.OID] {
+					notDefault[c.OID] = true
+				}
+			}
+		} else if notDefault, err = repo.RevSet(ctx, tips, append([]string{base.Commit}, defOIDs...)); err != nil {
 			return nil, err
 		}
 	}
@@ -430,7 +465,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			}
 		}
 		v = branches.Decide(in)
-		if err := findSquashes(ctx, repo, v.States, landedChanges, landed, landedDef); err != nil {
+		if err := findSquashes(ctx, repo, v.States, taskChanges, landedChanges, landed, landedDef); err != nil {
 			return nil, fmt.Errorf("look for squashed tasks: %w", err)
 		}
 		st.States = v.States
@@ -450,6 +485,29 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	st.compareRemote(walk)
 	rep.GitProcesses = int(gitcmd.Processes() - started)
 	return st, nil
+}
+
+// allLeaveAt reports whether the walk shows every branch holding start:
+// each tip is in the walk and the only commit outside it that the walk's
+// commits have as a parent is start itself.
+func allLeaveAt(walk []gitcmd.LogEntry, bs []branches.Branch, start string) bool {
+	in := make(map[string]bool, len(walk))
+	for _, c := range walk {
+		in[c.OID] = true
+	}
+	for _, b := range bs {
+		if !in[b.OID] {
+			return false
+		}
+	}
+	for _, c := range walk {
+		for _, p := range c.Parents {
+			if !in[p] && p != start {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // runOwnBase reports whether the base is the run's own branch <run>-main

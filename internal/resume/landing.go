@@ -51,6 +51,25 @@ func runStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, plan
 			_, err := repo.Run(ctx, "cat-file", "-e", "--end-of-options", base+":"+planPath)
 			has = err == nil
 		}
+		if has && objs != nil {
+			// The base's tip added the plan itself (a <run>-main that
+			// holds nothing else yet): no walk needed to find it.
+			c, ok, err := objs.Commit(base)
+			if err != nil {
+				return "", "", false, err
+			}
+			added := ok
+			for _, parent := range c.Parents {
+				o, err := objs.Get(parent + ":" + planPath)
+				if err != nil {
+					return "", "", false, err
+				}
+				added = added && o.Type != "blob"
+			}
+			if added {
+				return base, "", true, nil
+			}
+		}
 		if has {
 			added, err := repo.AddedIn(ctx, base, planPath)
 			if err != nil {

@@ -3,23 +3,74 @@ package resume
 import (
 	"bytes"
 	"context"
+	"sort"
 	"strings"
 
 	"github.com/taskresume/git-taskresume/internal/branches"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 )
 
+// squashInputs reads what the squash check compares, off the report's
+// critical path: the combined change of every task branch with work of
+// its own (one diff-tree of "tip from" pairs, read as the commit tip with
+// from as its parent), then the landed commits since start that touch the
+// same paths, with their whole changes (one path-limited log), so that
+// history the tasks never touched is not diffed. states may come from the
+// walk alone: which branch holds a task's work does not depend on what
+// landed. start is waited for.
+func squashInputs(ctx context.Context, repo *gitcmd.Repo, states []branches.TaskState, since []string, start func() string) (changes, cands gitcmd.Changes, err error) {
+	var lines []string
+	for i := range states {
+		s := &states[i]
+		if s.Branch != nil && s.From != "" && s.OwnCommits > 0 {
+			lines = append(lines, s.Branch.OID+" "+s.From)
+		}
+	}
+	if len(lines) == 0 {
+		return nil, nil, nil
+	}
+	if changes, err = repo.DiffChanges(ctx, lines); err != nil {
+		return nil, nil, err
+	}
+	pathSet := map[string]bool{}
+	for _, ch := range changes {
+		for _, l := range strings.Split(ch, "\n") {
+			if f := strings.SplitN(l, " ", 3); len(f) == 3 {
+				pathSet[f[2]] = true
+			}
+		}
+	}
+	st := start()
+	if len(pathSet) == 0 || st == "" {
+		return changes, nil, nil
+	}
+	var paths []string
+	if len(pathSet) <= 1000 { // past that, argv grows large: read every commit
+		for p := range pathSet {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+	}
+	cands, err = repo.LogChanges(ctx, since, []string{st + "^@"}, paths)
+	return changes, cands, err
+}
+
 // findSquashes marks the tasks whose whole change was squashed into one
-// commit of the base or the default branch since the run started: the
-// commit's change to the tree equals the task's combined change (cands
-// holds the landed commits' changes, read beside the landed commits
-// themselves), else their stable patch-ids are equal (the change re-applied
-// on a base that moved), asked only for pairs that touch the same paths.
-// Per-commit checks such as git cherry miss a squash of several commits.
-// Only tasks whose work is on a branch are checked; with no landed commit
-// that changes anything, nothing runs.
-func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.TaskState, cands gitcmd.Changes, landed, landedDef []gitcmd.LogEntry) error {
+// commit of the base or the default branches since the run started: the
+// commit's change to the tree equals the task's combined change, else their
+// stable patch-ids are equal (the change re-applied on a base that moved),
+// asked only for pairs that touch the same paths. Per-commit checks such as
+// git cherry miss a squash of several commits. Only tasks whose work is on
+// a branch are checked.
+func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.TaskState, changes, cands gitcmd.Changes, landed, landedDef []gitcmd.LogEntry) error {
 	type cand struct{ oid, ref string }
+	var tasks []*branches.TaskState
+	for i := range states {
+		s := &states[i]
+		if s.Branch != nil && s.From != "" && s.OwnCommits > 0 && (s.Landed == nil || s.Landed.How != "merge") && changes[s.Branch.OID] != "" {
+			tasks = append(tasks, s)
+		}
+	}
 	var order []cand
 	for _, l := range []struct {
 		cs  []gitcmd.LogEntry
@@ -31,23 +82,8 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 			}
 		}
 	}
-	var tasks []*branches.TaskState
-	var lines []string
-	for i := range states {
-		s := &states[i]
-		if s.Branch != nil && s.From != "" && s.OwnCommits > 0 && (s.Landed == nil || s.Landed.How != "merge") {
-			tasks = append(tasks, s)
-			lines = append(lines, s.Branch.OID+" "+s.From)
-		}
-	}
 	if len(order) == 0 || len(tasks) == 0 {
 		return nil
-	}
-	// "tip from" reads as the commit tip with from as its parent: the
-	// task's combined change, keyed by the tip.
-	changes, err := repo.DiffChanges(ctx, lines)
-	if err != nil {
-		return err
 	}
 	found := map[*branches.TaskState]cand{}
 	pairs := map[*branches.TaskState][]cand{}
