@@ -179,8 +179,6 @@ func Decide(in Input) Verdict {
 		notWork[i] = isMerge(c) || c.PickedFrom != "" || empty && namings[i].Task == ""
 	}
 
-	// Which task each branch is: its name, confirmed or overruled by the
-	// tasks its own commits name.
 	// inOwn counts, per commit, the branches that add it: only a commit
 	// one branch alone adds can speak for that branch's task (a branch made
 	// at another's tip holds that one's commits, not work of its own).
@@ -190,6 +188,8 @@ func Decide(in Input) Verdict {
 			own[i].each(func(c int) { inOwn[c]++ })
 		}
 	}
+	// Which task each branch is: its name, unless it was made before the
+	// plan or every task its own commits name is none of this plan's.
 	task := make([]string, len(bs))
 	for i, b := range bs {
 		byName := names.Task(b.Name)
