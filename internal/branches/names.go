@@ -103,9 +103,6 @@ func (n *Names) phaseTask(p, num string) string {
 // TaskByID returns the plan's task with id (either separator), or nil.
 func (n *Names) TaskByID(id string) *plan.Task { return n.byID[plan.CanonicalID(id)] }
 
-// Through reports whether the plan numbers its tasks through the whole plan.
-func (n *Names) Through() bool { return n.through }
-
 // leadingNumbers splits the numbers an id is made of off the front of
 // s: "1-1-core" and "1.1-core" give [1 1], "4-x" gives [4], "1-1" gives
 // [1 1]. A number must end at "-", "." or the end of s, so "2fa-x" gives

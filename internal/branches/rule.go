@@ -86,7 +86,8 @@ type Verdict struct {
 	States []TaskState
 	// Unknown are the run's branches that are no task's, with why.
 	Unknown []UnknownBranch
-	// ByBranch maps each branch name to its task id ("" when unknown).
+	// ByBranch maps each branch of the run to its task id ("" when it is
+	// unknown).
 	ByBranch map[string]string
 }
 
@@ -193,13 +194,13 @@ func Decide(in Input) Verdict {
 	task := make([]string, len(bs))
 	for i, b := range bs {
 		byName := names.Task(b.Name)
+		v.ByBranch[b.Name] = ""
 		if byName == "" {
 			v.Unknown = append(v.Unknown, UnknownBranch{b, "its name names no task of the plan"})
 			continue
 		}
 		if in.BeforePlan[b.Name] {
 			v.Unknown = append(v.Unknown, UnknownBranch{b, "it was made before the commit that added the plan (an earlier plan that reused the run id?)"})
-			v.ByBranch[b.Name] = ""
 			continue
 		}
 		named := map[string]bool{}

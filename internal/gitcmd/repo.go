@@ -210,34 +210,10 @@ func (r *Repo) ResolveCommit(ctx context.Context, rev string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// Commit is one commit of a history walk with its parents.
+// Commit is one commit of a history walk with its parents (WalkNotOnRefs).
 type Commit struct {
 	OID     string
 	Parents []string
-}
-
-// Walk returns the commits reachable from include and not from exclude, with
-// parents: `git rev-list --parents`. Revisions go through stdin, as ids or
-// "^id" lines, so neither argv limits nor option-looking names matter.
-func (r *Repo) Walk(ctx context.Context, include, exclude []string) ([]Commit, error) {
-	if len(include) == 0 {
-		return nil, nil
-	}
-	if err := checkRevs(include, exclude); err != nil {
-		return nil, err
-	}
-	var in bytes.Buffer
-	for _, s := range include {
-		in.WriteString(s + "\n")
-	}
-	for _, s := range exclude {
-		in.WriteString("^" + s + "\n")
-	}
-	out, err := r.RunInput(ctx, in.Bytes(), "rev-list", "--parents", "--stdin")
-	if err != nil {
-		return nil, err
-	}
-	return ParseWalk(out), nil
 }
 
 // WalkNotOnRefs returns the commits reachable from include that no branch,
@@ -256,6 +232,24 @@ func (r *Repo) WalkNotOnRefs(ctx context.Context, include []string) ([]Commit, e
 		return nil, err
 	}
 	return ParseWalk(out), nil
+}
+
+// revInput is what `rev-list --stdin` (and log, which takes the same) reads
+// for the commits reachable from include and not from exclude: one id or
+// "^id" a line, so that neither argv limits nor option-looking names
+// matter. Revisions it would misread are refused (see checkRevs).
+func revInput(include, exclude []string) ([]byte, error) {
+	if err := checkRevs(include, exclude); err != nil {
+		return nil, err
+	}
+	var in bytes.Buffer
+	for _, s := range include {
+		in.WriteString(s + "\n")
+	}
+	for _, s := range exclude {
+		in.WriteString("^" + s + "\n")
+	}
+	return in.Bytes(), nil
 }
 
 // checkRevs refuses revisions that would change what `rev-list --stdin`
@@ -396,19 +390,8 @@ type LogEntry struct {
 // committer date and the body (for what it reverts or was picked from).
 const logFormat = "--format=%H%x00%P%x00%s%x00%(trailers:key=Run-Id,valueonly,separator=%x2C)%x00%(trailers:key=Task-Id,valueonly,separator=%x2C)%x00%T%x00%m%x00%ct%x00B%b%x00"
 
-// Log lists the commits reachable from rev and not from stop ("" for none),
-// with subjects and the Run-Id / Task-Id trailers as git parses them.
-func (r *Repo) Log(ctx context.Context, rev, stop string) ([]LogEntry, error) {
-	include := []string{rev}
-	var exclude []string
-	if stop != "" {
-		exclude = []string{stop}
-	}
-	return r.LogRevs(ctx, include, exclude)
-}
-
-// LogRevs is Log for commits reachable from any of include and none of
-// exclude, newest first. Revisions go through stdin, as Walk's do.
+// LogRevs lists the commits reachable from any of include and none of
+// exclude, newest first, with what names a task (see LogEntry).
 func (r *Repo) LogRevs(ctx context.Context, include, exclude []string) ([]LogEntry, error) {
 	cs, _, err := r.logRevs(ctx, include, exclude, false)
 	return cs, err
@@ -424,21 +407,15 @@ func (r *Repo) logRevs(ctx context.Context, include, exclude []string, boundary 
 	if len(include) == 0 {
 		return nil, nil, nil
 	}
-	if err := checkRevs(include, exclude); err != nil {
+	in, err := revInput(include, exclude)
+	if err != nil {
 		return nil, nil, err
-	}
-	var in bytes.Buffer
-	for _, s := range include {
-		in.WriteString(s + "\n")
-	}
-	for _, s := range exclude {
-		in.WriteString("^" + s + "\n")
 	}
 	args := []string{"log", logFormat}
 	if boundary {
 		args = append(args, "--boundary")
 	}
-	out, err := r.RunInput(ctx, in.Bytes(), append(args, "--stdin")...)
+	out, err := r.RunInput(ctx, in, append(args, "--stdin")...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -464,17 +441,11 @@ func (r *Repo) RevSet(ctx context.Context, include, exclude []string) (map[strin
 	if len(include) == 0 {
 		return set, nil
 	}
-	if err := checkRevs(include, exclude); err != nil {
+	in, err := revInput(include, exclude)
+	if err != nil {
 		return nil, err
 	}
-	var in bytes.Buffer
-	for _, s := range include {
-		in.WriteString(s + "\n")
-	}
-	for _, s := range exclude {
-		in.WriteString("^" + s + "\n")
-	}
-	out, err := r.RunInput(ctx, in.Bytes(), "rev-list", "--stdin")
+	out, err := r.RunInput(ctx, in, "rev-list", "--stdin")
 	if err != nil {
 		return nil, err
 	}
@@ -561,15 +532,9 @@ func (r *Repo) LogChanges(ctx context.Context, include, exclude, paths []string)
 	if len(include) == 0 {
 		return Changes{}, nil
 	}
-	if err := checkRevs(include, exclude); err != nil {
+	in, err := revInput(include, exclude)
+	if err != nil {
 		return nil, err
-	}
-	var in bytes.Buffer
-	for _, s := range include {
-		in.WriteString(s + "\n")
-	}
-	for _, s := range exclude {
-		in.WriteString("^" + s + "\n")
 	}
 	args := []string{"log", "--no-merges", "--no-abbrev", "--raw", "--full-diff", "--no-renames", "-z", "--format=%x01%H", "--stdin"}
 	if len(paths) > 0 {
@@ -578,7 +543,7 @@ func (r *Repo) LogChanges(ctx context.Context, include, exclude, paths []string)
 			args = append(args, ":(top,literal)"+p)
 		}
 	}
-	out, err := r.RunInput(ctx, in.Bytes(), args...)
+	out, err := r.RunInput(ctx, in, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -303,25 +303,18 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	// The run's start is dated by the branches that may be its own: a
 	// branch whose name names no task (a follow-up fix, an earlier plan's)
 	// must not move it back.
-	unknownTip := map[string]bool{}
+	onlyUnknown := map[string]bool{}
 	for _, b := range m.Unknown {
-		unknownTip[b.OID] = true
+		onlyUnknown[b.OID] = true
 	}
-	for _, b := range st.TaskBranches {
-		if !unknownTip[b.OID] {
-			continue
-		}
-		for _, bs := range m.ByTask {
-			for _, k := range bs {
-				if k.OID == b.OID {
-					delete(unknownTip, b.OID) // a known branch is there too
-				}
-			}
+	for _, bs := range m.ByTask {
+		for _, b := range bs {
+			delete(onlyUnknown, b.OID) // a named branch is at that tip too
 		}
 	}
 	var heads []string
 	for _, t := range tips {
-		if !unknownTip[t] {
+		if !onlyUnknown[t] {
 			heads = append(heads, t)
 		}
 	}

@@ -34,10 +34,8 @@ func squashInputs(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 	}
 	pathSet := map[string]bool{}
 	for _, ch := range changes {
-		for _, l := range strings.Split(ch, "\n") {
-			if f := strings.SplitN(l, " ", 3); len(f) == 3 {
-				pathSet[f[2]] = true
-			}
+		for p := range changedPaths(ch) {
+			pathSet[p] = true
 		}
 	}
 	st := start()
@@ -138,20 +136,8 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 
 // samePaths reports whether two change lists touch the same paths.
 func samePaths(a, b string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	paths := func(ch string) map[string]bool {
-		m := map[string]bool{}
-		for _, l := range strings.Split(ch, "\n") {
-			if f := strings.SplitN(l, " ", 3); len(f) == 3 {
-				m[f[2]] = true
-			}
-		}
-		return m
-	}
-	pa, pb := paths(a), paths(b)
-	if len(pa) != len(pb) {
+	pa, pb := changedPaths(a), changedPaths(b)
+	if len(pa) == 0 || len(pa) != len(pb) {
 		return false
 	}
 	for p := range pa {
@@ -160,6 +146,18 @@ func samePaths(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// changedPaths are the paths of a change list ("newmode newblob path"
+// lines, see gitcmd.Changes).
+func changedPaths(ch string) map[string]bool {
+	m := map[string]bool{}
+	for _, l := range strings.Split(ch, "\n") {
+		if f := strings.SplitN(l, " ", 3); len(f) == 3 {
+			m[f[2]] = true
+		}
+	}
+	return m
 }
 
 // patchIDs returns the stable patch-id of each record of the diff-tree
