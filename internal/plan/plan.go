@@ -148,9 +148,9 @@ func Parse(path string, data []byte) (*Plan, []Warning, error) {
 
 // ParseFiles reads a split plan: the files in the order given (the caller
 // sorts plan-phase1.md, plan-phase2.md, ... by number), as one plan.
-// Duplicate phase numbers or task ids across files are errors naming both
-// places; run ids in two files that differ are an error; Plan.Path is
-// files[0].Path.
+// Duplicate phase numbers or task ids across files, and two tasks that get
+// the same branch name, are errors naming both places; run ids in two files
+// that differ are an error; Plan.Path is files[0].Path.
 func ParseFiles(files []File) (*Plan, []Warning, error) {
 	if len(files) == 0 {
 		return nil, nil, &Error{Msg: "no plan file given"}
@@ -274,7 +274,9 @@ func (p *parser) parseAll(files []File) error {
 			p.warnf(d.line, "dependency %s names no task of this plan", d.id)
 		}
 	}
-	return nil
+	// Last, once every task is known (checklist tasks included), so that the
+	// warnings above still reach the user when the plan is refused.
+	return p.checkBranchNames()
 }
 
 // adoptChecklist makes the checklist items "- [ ] **Task 1.1**: ..." of
