@@ -88,9 +88,12 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: aa.Ref, New: aa.Commit})
 		}
 	}
-	if c.opts.NoBackup || sel == nil {
+	if sel == nil {
 		return saves
 	}
+	// A deleted branch's tip is recorded even with --no-backup: it is one
+	// ref, --undo can put the branch back, and the report needs it to know
+	// that the commits another branch still holds were discarded.
 	for _, bt := range sel.Branches {
 		// A branch name is a valid ref name already: saved as it is, so
 		// --undo brings it back under the same name.
@@ -98,6 +101,9 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 			Ref: c.prefix + "branch/" + bt.B.Name})
 		a.Command = "git branch " + resume.ShellQuote(bt.B.Name) + " " + bt.B.OID
 		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: bt.B.OID})
+	}
+	if c.opts.NoBackup {
+		return saves
 	}
 	for _, cl := range sel.Claims {
 		a := c.add(&Action{Op: OpSaveClaim, Task: cl.Task, Commit: cl.Commit, Ref: names.name(c.prefix+"claim/", cl.Task),

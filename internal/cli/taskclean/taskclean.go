@@ -68,7 +68,7 @@ func App(stdout io.Writer) *cli.App {
 			&cli.BoolFlag{Name: "drop-ignored", Usage: "let ignored files past the save budget (1 MiB a file, 20 MiB a worktree) go unsaved"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print every action and change nothing"},
 			&cli.BoolFlag{Name: "json", Usage: "write one JSON document instead of the action lines"},
-			&cli.BoolFlag{Name: "no-backup", Usage: "do not save anything before removing it"},
+			&cli.BoolFlag{Name: "no-backup", Usage: "do not save worktrees before removing them (a deleted branch's tip is still recorded)"},
 			&cli.DurationFlag{Name: "expire-backups", Usage: "only delete the run's saved states older than `DURATION`"},
 			&cli.StringFlag{Name: "base", Usage: "count own commits against `REF` (as git taskresume)"},
 			&cli.StringFlag{Name: "plan", Usage: "read the plan from `PATH` or REV:PATH (as git taskresume)"},
