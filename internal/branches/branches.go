@@ -34,6 +34,11 @@ const (
 	Completed Status = "completed"
 	// Landed: the task's work reached the base or the default branch.
 	Landed Status = "landed"
+	// Interrupted: the task's work is on a branch, but its agent stopped
+	// mid-way: a worktree on that branch holds uncommitted changes or a
+	// stopped rebase or merge (or a clean saved such a worktree and the
+	// branch has not moved since). Not done.
+	Interrupted Status = "interrupted"
 	// Empty: the task has a branch, and no work of its own on it.
 	Empty Status = "empty"
 	// Pending: nothing of the task was found.
@@ -99,7 +104,24 @@ func Relate(run []CommitInfo, a, b string) string {
 	g := newInfoGraph(run)
 	ia, okA := g.index[a]
 	ib, okB := g.index[b]
-	if !okA || !okB {
+	// One tip already in the base: it is the other's ancestor when the
+	// other's commits leave the base right at it (a branch that stayed
+	// where the other started from).
+	leavesAt := func(i int, at string) bool {
+		found := false
+		g.ancestors(i).each(func(c int) {
+			for _, p := range run[c].Parents {
+				found = found || p == at
+			}
+		})
+		return found
+	}
+	switch {
+	case !okA && okB && leavesAt(ib, a):
+		return "behind"
+	case okA && !okB && leavesAt(ia, b):
+		return "ahead"
+	case !okA || !okB:
 		return "differs"
 	}
 	switch {

@@ -43,6 +43,20 @@ type Input struct {
 	// started that the base does not hold, newest first (none when the
 	// default branch is the base).
 	LandedDefault []CommitInfo
+	// Interrupted maps a task branch to why its last attempt stopped
+	// mid-way (uncommitted changes, a stopped rebase in a worktree on it):
+	// the commits it holds are not the task's finished work.
+	Interrupted map[string]string
+	// Discarded are task branch tips that git taskclean deleted to force
+	// the task to run again (their saves under refs/taskclean/): what they
+	// hold is no task's work, even where another branch still holds it.
+	// Their tips must be in the walk.
+	Discarded []Discard
+}
+
+// Discard is a task branch a clean deleted, and when.
+type Discard struct {
+	Name, OID, Stamp string
 }
 
 // Landing is the evidence that a task's work reached the base or the
@@ -79,6 +93,10 @@ type TaskState struct {
 	Landed *Landing
 	// Doubts are why work that may be this task's was not counted.
 	Doubts []string
+	// Interrupted says why the task is interrupted (Status Interrupted);
+	// Leftover names an interrupted attempt beside the finished work that
+	// makes the task done.
+	Interrupted, Leftover string
 }
 
 // Verdict is the rule's answer for a run.
@@ -89,6 +107,17 @@ type Verdict struct {
 	// ByBranch maps each branch of the run to its task id ("" when it is
 	// unknown).
 	ByBranch map[string]string
+	// Mismatched are the branches whose commits name other tasks than the
+	// one their name names (a renumbered plan): the work goes to the
+	// tasks the commits name.
+	Mismatched []Mismatch
+}
+
+// Mismatch is a branch named for one task whose commits name others.
+type Mismatch struct {
+	Branch string
+	Task   string   // by the name
+	Work   []string // by the commits
 }
 
 // UnknownBranch is a branch of the run that names no task of the plan.
@@ -180,6 +209,30 @@ func Decide(in Input) Verdict {
 		notWork[i] = isMerge(c) || c.PickedFrom != "" || empty && namings[i].Task == ""
 	}
 
+	// What a clean discarded (a deleted task branch, saved) is nobody's
+	// work: the user asked for the task to run again. A branch of the same
+	// name that holds the saved tip again (--undo) takes it back.
+	discarded := map[int]string{}
+	for _, d := range in.Discarded {
+		idx, ok := g.index[d.OID]
+		if !ok {
+			continue
+		}
+		back := false
+		for i, b := range bs {
+			back = back || b.Name == d.Name && anc[i] != nil && anc[i].has(idx)
+		}
+		if back {
+			continue
+		}
+		g.ancestors(idx).each(func(c int) {
+			if discarded[c] == "" {
+				discarded[c] = d.Name
+				notWork[c] = true
+			}
+		})
+	}
+
 	// inOwn counts, per commit, the branches that add it: only a commit
 	// one branch alone adds can speak for that branch's task (a branch made
 	// at another's tip holds that one's commits, not work of its own).
@@ -231,6 +284,9 @@ func Decide(in Input) Verdict {
 			task[i] = byName
 		}
 		v.ByBranch[b.Name] = task[i]
+		if task[i] != "" && len(named) > 0 && !named[task[i]] {
+			v.Mismatched = append(v.Mismatched, Mismatch{Branch: b.Name, Task: task[i], Work: sortedKeys(named)})
+		}
 	}
 
 	// Credit each commit a branch adds: to the task its words name, else
@@ -297,6 +353,21 @@ func Decide(in Input) Verdict {
 		})
 	}
 	doubts := map[string][]string{}
+	for i := range bs {
+		if task[i] == "" || own[i] == nil {
+			continue
+		}
+		from := map[string]int{}
+		own[i].each(func(c int) {
+			if name := discarded[c]; name != "" {
+				from[name]++
+			}
+		})
+		for _, name := range sortedKeys(countKeys(from)) {
+			doubts[task[i]] = append(doubts[task[i]], fmt.Sprintf("branch %s holds %d commit(s) of %s, which git taskclean deleted so that its task runs again: counted for no task",
+				bs[i].Name, from[name], name))
+		}
+	}
 	for id, sh := range shared {
 		doubts[id] = append(doubts[id], fmt.Sprintf("%d commit(s) that name no task are on the branches of tasks %s alike: counted for none (name the task in their subjects, \"[Task %s] ...\", to count them)",
 			len(sh.commits), strings.Join(append([]string{id}, sortedKeys(sh.with)...), ", "), id))
@@ -318,10 +389,16 @@ func Decide(in Input) Verdict {
 		// The branch counted: the task's own branch holding most of its
 		// work, else any branch holding it (its commits name it), else its
 		// first branch.
+		// A branch whose attempt was interrupted counts only when no other
+		// branch holds the task's work.
 		best := -1
 		better := func(i int) bool {
 			if best < 0 {
 				return true
+			}
+			ii, ib := in.Interrupted[bs[i].Name] != "", in.Interrupted[bs[best].Name] != ""
+			if ii != ib {
+				return !ii
 			}
 			mi, mb := task[i] == t.ID, task[best] == t.ID
 			if mi != mb {
@@ -355,9 +432,23 @@ func Decide(in Input) Verdict {
 				st.Duplicates = append(st.Duplicates, bs[i])
 			}
 		}
+		// An interrupted attempt on a branch of the task other than the
+		// one counted: the finished work stands, and the report says so.
+		if best >= 0 {
+			for _, i := range mine {
+				if why := in.Interrupted[bs[i].Name]; (i != best || st.Landed != nil) && why != "" && st.Leftover == "" {
+					st.Leftover = why
+				}
+			}
+		}
 		switch {
 		case st.Landed != nil:
 			st.Status = Landed
+		case len(credits[t.ID]) > 0 && in.Interrupted[st.Branch.Name] != "":
+			// Work committed in part, then the agent stopped: landed
+			// evidence above wins over what it left.
+			st.Status = Interrupted
+			st.Interrupted = in.Interrupted[st.Branch.Name]
 		case len(credits[t.ID]) > 0:
 			st.Status = Completed
 		case len(mine) > 0:
@@ -548,6 +639,14 @@ func (b bitset) each(fn func(int)) {
 			w &= w - 1
 		}
 	}
+}
+
+func countKeys(m map[string]int) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }
 
 func sortedKeys(m map[string]bool) []string {

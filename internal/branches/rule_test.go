@@ -356,3 +356,97 @@ func TestDecideFreshBranchAtAnotherTip(t *testing.T) {
 		"2.1": {branches.Empty, 0, "1.1", b21},
 	})
 }
+
+// An attempt that committed once and stopped with work uncommitted is
+// interrupted, not done; another branch holding the task's work, or landed
+// work, keeps it done and names the attempt as a leftover.
+func TestDecideInterrupted(t *testing.T) {
+	p := mustPlan(t, stdPlan)
+	walk := history("c1:B|[Task 2.1] User service", "c2:B|Product service, first part")
+	stop := map[string]string{b22: "worktree w holds uncommitted changes"}
+	v := branches.Decide(branches.Input{Run: run, Plan: p,
+		Branches: []branches.Branch{br(b21, "c1"), br(b22, "c2")}, Walk: walk, Interrupted: stop})
+	checkStates(t, p, v, map[string]want{
+		"2.1": {branches.Completed, 1, "", b21},
+		"2.2": {branches.Interrupted, 1, "", b22},
+	})
+	if got := v.States[3].Interrupted; got != stop[b22] {
+		t.Errorf("2.2's Interrupted = %q, want %q", got, stop[b22])
+	}
+	if v.States[3].Status.Done() {
+		t.Errorf("interrupted counts as done")
+	}
+
+	// A retry that stopped, beside the branch that holds the finished work.
+	retry := b22 + "-2"
+	walk = history("c1:B|[Task 2.2] Product service", "c3:B|Product service again")
+	v = branches.Decide(branches.Input{Run: run, Plan: p,
+		Branches: []branches.Branch{br(b22, "c1"), br(retry, "c3")}, Walk: walk,
+		Interrupted: map[string]string{retry: "worktree r holds uncommitted changes"}})
+	checkStates(t, p, v, map[string]want{"2.2": {branches.Completed, 1, "", b22}})
+	if v.States[3].Leftover == "" {
+		t.Errorf("the stopped retry beside finished work is not named as a leftover")
+	}
+
+	// Landed work wins over what an attempt left.
+	v = branches.Decide(branches.Input{Run: run, Plan: p,
+		Branches: []branches.Branch{br(b22, "c2")}, Walk: history("c2:B|more"),
+		Landed:      history("m:B,x|Merge branch '" + b22 + "' into x1y2z3-main"),
+		Interrupted: map[string]string{b22: "worktree w holds uncommitted changes"}})
+	if st := v.States[3]; st.Status != branches.Landed || st.Leftover == "" {
+		t.Errorf("landed task with a stopped attempt: status %s, leftover %q; want landed with a leftover", st.Status, st.Leftover)
+	}
+}
+
+// What a clean discarded (a deleted task branch's saved tip) is no task's
+// work, even on another task's branch made at that tip; a branch of the
+// same name holding the tip again (--undo) takes it back.
+func TestDecideDiscarded(t *testing.T) {
+	p := mustPlan(t, stdPlan)
+	for _, subject := range []string{"[Task 2.1] User service", "Add user model"} {
+		walk := history("c1:B|" + subject)
+		gone := []branches.Discard{{Name: b21, OID: "c1", Stamp: "s"}}
+		v := branches.Decide(branches.Input{Run: run, Plan: p,
+			Branches: []branches.Branch{br(b22, "c1")}, Walk: walk, Discarded: gone})
+		checkStates(t, p, v, map[string]want{"2.2": {branches.Empty, 0, "", b22}})
+		if len(v.States[3].Doubts) == 0 || !strings.Contains(v.States[3].Doubts[0], "deleted so that its task runs again") {
+			t.Errorf("%q: 2.2's doubts %q do not name the discarded branch", subject, v.States[3].Doubts)
+		}
+		v = branches.Decide(branches.Input{Run: run, Plan: p,
+			Branches: []branches.Branch{br(b21, "c1"), br(b22, "c1")}, Walk: walk, Discarded: gone})
+		if v.States[2].Status == branches.Pending || v.States[2].Status == branches.Empty && subject[0] == '[' {
+			t.Errorf("%q: after --undo 2.1 is %s, want its work back", subject, v.States[2].Status)
+		}
+	}
+}
+
+// A branch named for one task whose commits name another is reported.
+func TestDecideMismatched(t *testing.T) {
+	p := mustPlan(t, stdPlan)
+	v := branches.Decide(branches.Input{Run: run, Plan: p,
+		Branches: []branches.Branch{br(b21, "c1")}, Walk: history("c1:B|[Task 2.1] Product service")})
+	checkStates(t, p, v, map[string]want{
+		"2.1": {branches.Empty, 0, "", b21},
+		"2.2": {branches.Completed, 1, "", b21},
+	})
+	if len(v.Mismatched) != 1 || v.Mismatched[0].Branch != b21 || v.Mismatched[0].Task != "2.1" || strings.Join(v.Mismatched[0].Work, ",") != "2.2" {
+		t.Errorf("Mismatched = %+v, want %s named for 2.1 with work of 2.2", v.Mismatched, b21)
+	}
+}
+
+// A tip already in the base is behind a tip whose commits leave the base
+// right at it; one the other's commits do not start from stays unknown.
+func TestRelateAtBase(t *testing.T) {
+	walk := history("c1:B|one", "c2:c1|two")
+	for _, c := range []struct{ a, b, want string }{
+		{"B", "c2", "behind"},
+		{"c2", "B", "ahead"},
+		{"A", "c2", "differs"},
+		{"c1", "c2", "behind"},
+		{"c2", "c2", "same"},
+	} {
+		if got := branches.Relate(walk, c.a, c.b); got != c.want {
+			t.Errorf("Relate(%s, %s) = %s, want %s", c.a, c.b, got, c.want)
+		}
+	}
+}

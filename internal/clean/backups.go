@@ -104,14 +104,7 @@ func Backups(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 	return &Result{RunID: opts.Run, Actions: []*Action{}, Backups: bs}, nil
 }
 
-func bodyField(body, key string) string {
-	for _, line := range strings.Split(body, "\n") {
-		if v, ok := strings.CutPrefix(line, key+" "); ok {
-			return v
-		}
-	}
-	return ""
-}
+func bodyField(body, key string) string { return resume.SaveField(body, key) }
 
 func validRun(run string) error {
 	_, err := resume.ValidRun(run)

@@ -596,3 +596,23 @@ func ParseChanges(out []byte) Changes {
 	flush()
 	return res
 }
+
+// AheadBehind counts the commits a has that b lacks, and b has that a
+// lacks (`rev-list --left-right --count a...b`).
+func (r *Repo) AheadBehind(ctx context.Context, a, b string) (ahead, behind int, err error) {
+	if err := checkRevs([]string{a, b}); err != nil {
+		return 0, 0, err
+	}
+	out, err := r.Run(ctx, "rev-list", "--left-right", "--count", "--end-of-options", a+"..."+b)
+	if err != nil {
+		return 0, 0, err
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 2 {
+		return 0, 0, fmt.Errorf("rev-list --left-right --count: unexpected output %q", out)
+	}
+	if ahead, err = strconv.Atoi(f[0]); err == nil {
+		behind, err = strconv.Atoi(f[1])
+	}
+	return ahead, behind, err
+}

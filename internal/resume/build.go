@@ -7,6 +7,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/branches"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
+	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
 func strp(s string) *string { return &s }
@@ -35,6 +36,18 @@ func (st *State) build(wts []*Worktree, v branches.Verdict) {
 				wtByTask[w.Task] = w
 			}
 		}
+	}
+	for _, mm := range v.Mismatched {
+		if st.Plan == nil {
+			break
+		}
+		var works []string
+		for _, id := range mm.Work {
+			works = append(works, taskLabel(st.Plan, id))
+		}
+		rep.Problems = append(rep.Problems, Problem{Kind: "branch_names_other_task", Task: mm.Task,
+			Message: fmt.Sprintf("branch %s is named for task %s, but its commits name task %s: counted there (was the plan renumbered?)",
+				mm.Branch, taskLabel(st.Plan, mm.Task), strings.Join(works, ", "))})
 	}
 	for _, u := range v.Unknown {
 		if st.Plan != nil { // without a plan every branch is unmatched; it is said once below
@@ -67,6 +80,16 @@ func (st *State) build(wts []*Worktree, v branches.Verdict) {
 			done[s.Task.ID] = true
 		}
 	}
+	// A worktree in which a process still works on an interrupted task is
+	// that process's: not stale (a clean would skip it anyway).
+	busy := map[string]bool{}
+	for _, ph := range rep.Phases {
+		for _, tk := range ph.Tasks {
+			if tk.Interrupted != nil && tk.Interrupted.Live {
+				busy[tk.Interrupted.Worktree] = true
+			}
+		}
+	}
 	for _, w := range wts {
 		switch {
 		case w.Current || w.Main || w.Task == "" || w.Shared || w.Outside:
@@ -87,6 +110,7 @@ func (st *State) build(wts []*Worktree, v branches.Verdict) {
 		case st.Claims[w.Task] != nil && !st.Claims[w.Task].Expired:
 			// An orchestrator holds the task: its worktree is live work
 			// (git taskclean --task or --all still removes it).
+		case busy[w.Path]:
 		case !done[w.Task]:
 			w.Stale = true
 		}
@@ -108,6 +132,14 @@ func (st *State) build(wts []*Worktree, v branches.Verdict) {
 		rep.Problems = append(rep.Problems, Problem{Kind: "stale_worktree",
 			Message: fmt.Sprintf("%d stale worktree(s): %s", len(rep.StaleWorktrees), rep.CleanCommand)})
 	}
+}
+
+// taskLabel is a task's id with its title: `2.2 "Cache layer"`.
+func taskLabel(p *plan.Plan, id string) string {
+	if t := p.Task(id); t != nil {
+		return fmt.Sprintf("%s %q", id, t.Title)
+	}
+	return id
 }
 
 func appendUniq(ss []string, s string) []string {
@@ -156,6 +188,18 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 				rep.Problems = append(rep.Problems, Problem{Kind: "duplicate_branch", Task: t.ID,
 					Message: fmt.Sprintf("task %s has other branches: %s (%s)", t.ID, strings.Join(tk.Duplicates, ", "), counted)})
 			}
+			if s.Status == branches.Interrupted {
+				tk.Interrupted = &Interruption{Why: s.Interrupted, Worktree: st.stops[s.Branch.Name].path}
+			}
+			if s.Leftover != "" {
+				where := "on " + s.Branch.Name
+				if s.Status == branches.Landed {
+					where = "landed"
+				}
+				rep.Problems = append(rep.Problems, Problem{Kind: "leftover_attempt", Task: t.ID,
+					Message: fmt.Sprintf("task %s is done (%s); an attempt stopped mid-way: %s (kept; git taskclean --run %s --completed saves and removes it)",
+						t.ID, where, s.Leftover, rep.RunID)})
+			}
 			for _, d := range s.Doubts {
 				rep.Problems = append(rep.Problems, Problem{Kind: "doubtful_work", Task: t.ID,
 					Message: fmt.Sprintf("task %s: %s", t.ID, d)})
@@ -173,6 +217,7 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 			rep.TotalTasks++
 			out.Tasks = append(out.Tasks, tk)
 		}
+		st.markLive(out.Tasks)
 		rep.PhasesTotal++
 		complete := doneHere == total
 		if complete {
@@ -213,6 +258,37 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 	}
 }
 
+// markLive finds, for the interrupted tasks of a phase, whether a process
+// still works in the worktree their attempt left (the worktree this command
+// runs in aside: that is the user looking).
+func (st *State) markLive(tasks []*Task) {
+	var dirs []string
+	byDir := map[string]*Task{}
+	for _, tk := range tasks {
+		if tk.Interrupted == nil || tk.Interrupted.Worktree == "" || tk.Worktree == nil || tk.Worktree.Current {
+			continue
+		}
+		dirs = append(dirs, tk.Interrupted.Worktree)
+		byDir[tk.Interrupted.Worktree] = tk
+	}
+	if len(dirs) == 0 {
+		return
+	}
+	procs, ok := worktree.LiveIn(dirs)
+	if !ok {
+		return
+	}
+	for dir, ps := range procs {
+		tk := byDir[dir]
+		if tk == nil || len(ps) == 0 {
+			continue
+		}
+		tk.Interrupted.Live = true
+		st.Report.Problems = append(st.Report.Problems, Problem{Kind: "live_worktree", Task: tk.ID,
+			Message: fmt.Sprintf("task %s is interrupted, but a process works in %s (pid %d: %s): not offered until it stops", tk.ID, dir, ps[0].PID, ps[0].Command)})
+	}
+}
+
 // resumePoint: in a parallel phase every incomplete task runs
 // at once; in a sequential one only the first. A task in conflict is never
 // runnable: a third branch would only deepen the conflict.
@@ -225,6 +301,14 @@ func (st *State) resumePoint(ph *plan.Phase, out Phase) *Resume {
 	}
 	for _, tk := range out.Tasks {
 		if branches.Status(tk.Status).Done() {
+			continue
+		}
+		if tk.Interrupted != nil && tk.Interrupted.Live {
+			// Someone is still at it: offering it would start a second
+			// agent on the same work.
+			if ph.Mode == plan.Sequential {
+				break
+			}
 			continue
 		}
 		tk.Runnable = true
@@ -251,14 +335,31 @@ func (st *State) compareRemote(run []gitcmd.LogEntry) {
 			if !ok {
 				continue
 			}
+			if lb, ok := st.behind[*t.Branch]; ok && rb.OID == *t.Commit {
+				t.Remote = &RemoteCopy{Ref: strings.TrimPrefix(rb.Ref, "refs/remotes/"), Commit: rb.OID, Relation: "behind"}
+				st.Report.Problems = append(st.Report.Problems, Problem{Kind: "remote_differs", Task: t.ID,
+					Message: fmt.Sprintf("local %s is behind %s: the remote copy counts (update it: git branch -f %s %s, when nothing checks it out)",
+						lb.Name, t.Remote.Ref, lb.Name, t.Remote.Ref)})
+				continue
+			}
 			rel := branches.Relate(run, *t.Commit, rb.OID)
 			t.Remote = &RemoteCopy{Ref: strings.TrimPrefix(rb.Ref, "refs/remotes/"), Commit: rb.OID, Relation: rel}
 			if rel != "same" {
 				st.Report.Problems = append(st.Report.Problems, Problem{Kind: "remote_differs", Task: t.ID,
-					Message: fmt.Sprintf("local %s is %s %s (%s)", *t.Branch, rel, t.Remote.Ref, relHint(rel))})
+					Message: fmt.Sprintf("local %s %s %s (%s)", *t.Branch, relText(rel), t.Remote.Ref, relHint(rel))})
 			}
 		}
 	}
+}
+
+func relText(rel string) string {
+	switch rel {
+	case "ahead", "behind":
+		return "is " + rel + " of"
+	case "diverged":
+		return "has diverged from"
+	}
+	return "differs from"
 }
 
 func relHint(rel string) string {

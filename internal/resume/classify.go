@@ -205,7 +205,26 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		live, detached = nil, nil
 	}
 	if st.opts.NoStatus {
-		live = nil
+		// Only what decides a task: a worktree on a task's branch (or at
+		// its tip) with uncommitted changes means its attempt was
+		// interrupted, so the task is not done.
+		tipTask := map[string]bool{}
+		for _, b := range st.TaskBranches {
+			tipTask[b.OID] = true
+		}
+		keep := map[string]bool{}
+		for _, rw := range out {
+			if !rw.Shared && (!rw.Detached && branchTask[rw.Branch] != "" || rw.Detached && tipTask[rw.Head]) {
+				keep[rw.Path] = true
+			}
+		}
+		var some []string
+		for _, p := range live {
+			if keep[p] {
+				some = append(some, p)
+			}
+		}
+		live = some
 	}
 	statuses, files := worktree.ReadStatusFiles(ctx, live, st.opts.Ignored)
 	unreach := map[string]int{}

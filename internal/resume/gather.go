@@ -86,6 +86,11 @@ type State struct {
 	// planDoubt: another copy of the plan may hold tasks the one read
 	// lacks, so the run is never called complete.
 	planDoubt string
+	// stops are the task branches whose last attempt stopped mid-way.
+	stops map[string]interruption
+	// behind are the local task branches behind their remote copy, which
+	// counts in their place.
+	behind map[string]branches.Branch
 }
 
 // OpenRepo opens the repository at dir, or says plainly that there is none.
@@ -152,7 +157,8 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 				"refs/heads/"+tp+"*", "refs/heads/"+tp+"*/**", "refs/heads/"+branches.MainBranch(run),
 				"refs/heads/main", "refs/heads/master", "refs/remotes/origin/HEAD",
 				"refs/remotes/origin/main", "refs/remotes/origin/master",
-				"refs/remotes/*/"+tp+"*", "refs/remotes/*/"+tp+"*/**", "refs/remotes/*/"+branches.MainBranch(run))
+				"refs/remotes/*/"+tp+"*", "refs/remotes/*/"+tp+"*/**", "refs/remotes/*/"+branches.MainBranch(run),
+				BackupRoot+run+"/")
 			if err != nil {
 				err = fmt.Errorf("list branches: %w", err)
 			}
@@ -230,11 +236,20 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		}
 	}
 
-	base, err := resolveBase(ctx, repo, opts, cfg, byName, run, remote)
+	base, baseProblems, err := resolveBase(ctx, repo, opts, cfg, allRefs, run, remote)
 	if err != nil {
 		return nil, err
 	}
 	rep.Base = base
+	rep.Problems = append(rep.Problems, baseProblems...)
+	if st.MainBranch == nil && base.Source == "run-main" {
+		// The run's branch read from a remote without --remote: it is
+		// the run's all the same.
+		if r, ok := allRefs["refs/remotes/"+base.Ref]; ok {
+			st.MainBranch = &branches.Branch{Name: branches.MainBranch(run), Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime,
+				Remote: strings.TrimSuffix(base.Ref, "/"+branches.MainBranch(run))}
+		}
+	}
 
 	pr, err := findPlan(ctx, repo, objs, opts, cfg, allRefs, wts, base, st.WorktreeDir)
 	if err != nil {
@@ -274,6 +289,10 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	}
 
 	m := branches.MatchNames(run, p, st.TaskBranches)
+	discards, saves, err := readSaves(ctx, repo, objs, refs, run)
+	if err != nil {
+		return nil, fmt.Errorf("read the run's saves: %w", err)
+	}
 
 	// Stage B, at once: one walk of every commit reachable from a task tip
 	// and not from the base; the search of the base and the default branch
@@ -323,6 +342,13 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			heads = append(heads, w.HEAD)
 		}
 	}
+	// The tips a clean deleted are walked too, so that what they hold is
+	// known wherever another branch still holds it; they never date the
+	// run's start.
+	for _, d := range discards {
+		addTip(d.OID)
+	}
+	sort.Strings(tips)
 	if opts.Light {
 		tips, heads = nil, nil
 	}
@@ -441,14 +467,31 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			return nil, err
 		}
 	}
+	// A local task branch behind its remote copy is an older state of the
+	// same work (another machine went on): the copy counts.
+	st.behind = map[string]branches.Branch{}
+	for i, b := range st.TaskBranches {
+		rb, ok := st.RemoteCopies[b.Name]
+		if !ok || b.Remote != "" || branches.Relate(walk, b.OID, rb.OID) != "behind" {
+			continue
+		}
+		st.behind[b.Name] = b
+		st.TaskBranches[i] = rb
+	}
 	var v branches.Verdict
+	stops := st.interruptions(runWts, saves, m)
+	st.stops = stops
 	if p != nil {
 		before, err := madeBeforePlan(objs, st.TaskBranches, holding, planRepoPath, start, base.Commit)
 		if err != nil {
 			return nil, err
 		}
 		in := branches.Input{Run: run, Plan: p, Branches: st.TaskBranches, Bounds: bounds, Walk: walk, Trees: trees, BeforePlan: before,
-			Landed: landed, LandedDefault: landedDef, BaseShared: !runOwnBase(base, run)}
+			Landed: landed, LandedDefault: landedDef, BaseShared: !runOwnBase(base, run), Discarded: discards,
+			Interrupted: map[string]string{}}
+		for b, s := range stops {
+			in.Interrupted[b] = s.why
+		}
 		if notDefault != nil {
 			in.DefaultHeld = map[string]bool{}
 			for _, c := range walk {
@@ -468,8 +511,52 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		}
 	}
 	st.Verdict = v
+	// A task branch with no work of its own may have been reset past it:
+	// its reflog then holds commits nothing else does. Said, never
+	// counted: the reflog is a local, expiring record.
+	if !opts.Light {
+		empty := map[string]string{}
+		for _, s := range v.States {
+			if s.Status == branches.Empty && s.Branch != nil && s.Branch.Remote == "" {
+				empty[s.Branch.Name] = s.Branch.OID
+			}
+		}
+		if len(empty) > 0 {
+			lost, err := reflogLost(ctx, repo, empty)
+			if err != nil {
+				return nil, fmt.Errorf("read the reflogs of empty task branches: %w", err)
+			}
+			for _, s := range v.States {
+				if s.Branch == nil {
+					continue
+				}
+				if lw, ok := lost[s.Branch.Name]; ok && s.Status == branches.Empty {
+					rep.Problems = append(rep.Problems, Problem{Kind: "reflog_work", Task: s.Task.ID, Message: fmt.Sprintf(
+						"task %s: branch %s holds no work, but its reflog holds %d commit(s) nothing else has (newest %s %q): it was reset; to look at them: git log %s; to take them back: git branch -f %s %s",
+						s.Task.ID, lw.Branch, lw.Count, Short(lw.Commit), lw.Subject, Short(lw.Commit), ShellQuote(lw.Branch), lw.Commit)})
+				}
+			}
+		}
+	}
 	if noStart != "" {
 		rep.Problems = append(rep.Problems, Problem{Kind: "no_run_start", Message: noStart + "; tasks without a branch stay pending"})
+	}
+	// The run's own branch starts from the plan: one whose tip lacks a
+	// plan that is committed elsewhere was reset, or made before the plan
+	// was committed, and what it holds may not be the run's.
+	if ps := rep.PlanSource; p != nil && !opts.Light && !fromPlan && planRepoPath != "" && runOwnBase(base, run) &&
+		ps != nil && ps.Commit != "" && !ps.Uncommitted && !ps.Given {
+		from := ps.Ref
+		switch {
+		case from != "":
+		case ps.Worktree != "":
+			from = fmt.Sprintf("the checkout at %s (%s)", ps.Worktree, Short(ps.Commit))
+		default:
+			from = Short(ps.Commit)
+		}
+		rep.Problems = append(rep.Problems, Problem{Kind: "base_without_plan", Message: fmt.Sprintf(
+			"the base %s does not hold the plan %s, which %s has: it was reset, or made before the plan was committed; where the run started is taken from its branches instead (merge the plan into %s, or pass --base)",
+			base.Ref, planRepoPath, from, base.Ref)})
 	}
 	for _, u := range v.Unknown {
 		rep.UnknownBranches = append(rep.UnknownBranches, u.Branch.Name)
@@ -559,9 +646,17 @@ func shallowBoundary(repo *gitcmd.Repo) map[string]bool {
 	return boundary
 }
 
-// resolveBase applies the base order: --base, taskresume.base, <run>-main,
-// origin/HEAD, main, master. None existing is an error, never a silent zero.
-func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, refs map[string]gitcmd.Ref, run, remote string) (BaseRef, error) {
+// resolveBase applies the base order: --base, taskresume.base, the run's
+// own branch <run>-main (local; else a remote's copy: --remote's, origin's,
+// or the one remote that has it), then the local main, master, and only
+// then origin/HEAD, origin/main, origin/master. Local branches come before
+// origin/HEAD so that the answer does not flip with whether a clone has
+// origin/HEAD set; the remote's default branch is still searched for landed
+// work. None existing is an error, never a silent zero.
+//
+// With a remote, a local <run>-main that is behind the remote's copy gives
+// way to it (the run went on elsewhere), and the report says so.
+func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, all map[string]gitcmd.Ref, run, remote string) (BaseRef, []Problem, error) {
 	for _, c := range []struct{ rev, source string }{{opts.Base, "flag"}, {cfg["taskresume.base"], "config"}} {
 		if c.rev == "" {
 			continue
@@ -572,27 +667,87 @@ func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[s
 			if c.source == "config" {
 				what = "git config taskresume.base"
 			}
-			return BaseRef{}, inputErr("base %q (from %s) is not a commit in this repository: pass an existing branch", c.rev, what)
+			return BaseRef{}, nil, inputErr("base %q (from %s) is not a commit in this repository: pass an existing branch", c.rev, what)
 		}
-		return BaseRef{Ref: c.rev, Commit: oid, Source: c.source}, nil
+		why := "given with --base"
+		if c.source == "config" {
+			why = "set by git config taskresume.base"
+		}
+		return BaseRef{Ref: c.rev, Commit: oid, Source: c.source, Why: why}, nil, nil
 	}
-	if r, ok := refs["refs/heads/"+branches.MainBranch(run)]; ok {
-		return BaseRef{Ref: branches.MainBranch(run), Commit: r.OID, Source: "run-main"}, nil
+	mb := branches.MainBranch(run)
+	commit := func(name string) (gitcmd.Ref, bool) {
+		r, ok := all[name]
+		return r, ok && r.Type == "commit"
 	}
+	// The remote copies of <run>-main, the chosen remote's first.
+	var copies []string
 	if remote != "" {
-		if r, ok := refs["refs/remotes/"+remote+"/"+branches.MainBranch(run)]; ok {
-			return BaseRef{Ref: remote + "/" + branches.MainBranch(run), Commit: r.OID, Source: "run-main"}, nil
+		if _, ok := commit("refs/remotes/" + remote + "/" + mb); ok {
+			copies = append(copies, remote+"/"+mb)
 		}
+	} else {
+		var names []string
+		for name := range all {
+			if r, ok := strings.CutPrefix(name, "refs/remotes/"); ok && strings.HasSuffix(r, "/"+mb) && strings.Count(r, "/") == 1 {
+				if _, ok := commit(name); ok {
+					names = append(names, r)
+				}
+			}
+		}
+		sort.Slice(names, func(i, j int) bool {
+			oi, oj := strings.HasPrefix(names[i], "origin/"), strings.HasPrefix(names[j], "origin/")
+			if oi != oj {
+				return oi
+			}
+			return names[i] < names[j]
+		})
+		copies = names
 	}
-	if r, ok := refs["refs/remotes/origin/HEAD"]; ok && r.Symref != "" && r.OID != "" {
-		return BaseRef{Ref: strings.TrimPrefix(r.Symref, "refs/remotes/"), Commit: r.OID, Source: "origin-head"}, nil
+	if r, ok := commit("refs/heads/" + mb); ok {
+		base := BaseRef{Ref: mb, Commit: r.OID, Source: "run-main", Why: "the run's own branch"}
+		if remote == "" || len(copies) == 0 {
+			return base, nil, nil
+		}
+		rc, _ := commit("refs/remotes/" + copies[0])
+		if rc.OID == r.OID {
+			return base, nil, nil
+		}
+		ahead, behind, err := repo.AheadBehind(ctx, r.OID, rc.OID)
+		if err != nil {
+			return BaseRef{}, nil, err
+		}
+		switch {
+		case ahead == 0:
+			return BaseRef{Ref: copies[0], Commit: rc.OID, Source: "run-main", Why: fmt.Sprintf("the run's own branch on %s: the local %s is behind it", remote, mb)},
+				[]Problem{{Kind: "base_behind", Message: fmt.Sprintf("local %s is %d commit(s) behind %s: read %s (update it: git branch -f %s %s, when nothing checks it out)",
+					mb, behind, copies[0], copies[0], mb, copies[0])}}, nil
+		case behind > 0:
+			return base, []Problem{{Kind: "base_diverged", Message: fmt.Sprintf("local %s and %s have diverged (%d and %d commit(s) of their own): read the local one; work that landed only on %s is not seen",
+				mb, copies[0], ahead, behind, copies[0])}}, nil
+		}
+		return base, nil, nil
+	}
+	if len(copies) > 0 {
+		rc, _ := commit("refs/remotes/" + copies[0])
+		return BaseRef{Ref: copies[0], Commit: rc.OID, Source: "run-main", Why: "the run's own branch, from the remote (there is no local " + mb + ")"}, nil, nil
 	}
 	for _, b := range []string{"main", "master"} {
-		if r, ok := refs["refs/heads/"+b]; ok {
-			return BaseRef{Ref: b, Commit: r.OID, Source: b}, nil
+		if r, ok := commit("refs/heads/" + b); ok {
+			return BaseRef{Ref: b, Commit: r.OID, Source: b, Why: "there is no " + mb + " branch"}, nil, nil
 		}
 	}
-	return BaseRef{}, inputErr("no base branch for run %s: none of %s, origin/HEAD, main, master exists (pass --base REF or set git config taskresume.base)", run, branches.MainBranch(run))
+	if r, ok := all["refs/remotes/origin/HEAD"]; ok && r.Symref != "" && r.OID != "" {
+		return BaseRef{Ref: strings.TrimPrefix(r.Symref, "refs/remotes/"), Commit: r.OID, Source: "origin-head",
+			Why: "there is no " + mb + ", main or master branch: origin's default branch"}, nil, nil
+	}
+	for _, b := range []string{"origin/main", "origin/master"} {
+		if r, ok := commit("refs/remotes/" + b); ok {
+			return BaseRef{Ref: b, Commit: r.OID, Source: "origin-" + strings.TrimPrefix(b, "origin/"),
+				Why: "there is no " + mb + ", main or master branch"}, nil, nil
+		}
+	}
+	return BaseRef{}, nil, inputErr("no base branch for run %s: none of %s, main, master, origin/HEAD, origin/main, origin/master exists (pass --base REF or set git config taskresume.base)", run, mb)
 }
 
 // ValidRunName says whether run is a usable run id.

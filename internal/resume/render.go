@@ -72,10 +72,21 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 		fmt.Fprintf(w, ", %d/%d tasks, %d/%d phases", rep.CompletedTasks, rep.TotalTasks, rep.PhasesCompleted, rep.PhasesTotal)
 	}
 	fmt.Fprintln(w)
+	// Which copy of the plan and which base were read, and why when it is
+	// not the obvious one: a worktree other than the one the command runs
+	// in, a base other than the run's own local branch.
+	base := fmt.Sprintf("base %s (%s)", rep.Base.Ref, Short(rep.Base.Commit))
+	if rep.Base.Why != "" && !(rep.Base.Source == "run-main" && rep.Base.Ref == rep.RunID+"-main") {
+		base += ": " + rep.Base.Why
+	}
 	if rep.Plan != nil {
-		fmt.Fprintf(w, "plan %s, base %s (%s)\n", *rep.Plan, rep.Base.Ref, Short(rep.Base.Commit))
+		where := ""
+		if ps := rep.PlanSource; ps != nil && ps.Place == "working_tree" && ps.Worktree != "" && path(ps.Worktree) != "." {
+			where = " in " + path(ps.Worktree)
+		}
+		fmt.Fprintf(w, "plan %s%s, %s\n", *rep.Plan, where, base)
 	} else {
-		fmt.Fprintf(w, "base %s (%s)\n", rep.Base.Ref, Short(rep.Base.Commit))
+		fmt.Fprintln(w, base)
 	}
 
 	for _, ph := range rep.Phases {
@@ -85,7 +96,7 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 			if t.Runnable {
 				mark = style.paint("1", "->")
 			}
-			line := fmt.Sprintf("  %s %-6s %-10s %s", mark, t.ID, style.status(t.Status), Display(t.Title))
+			line := fmt.Sprintf("  %s %-6s %-11s %s", mark, t.ID, style.status(t.Status), Display(t.Title))
 			if t.Branch != nil {
 				line += fmt.Sprintf("  [%s, %s", *t.Branch, plural(t.OwnCommits, "own commit"))
 				if t.CommittedAt != nil {
@@ -110,6 +121,9 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 				line += fmt.Sprintf("  [claimed by %s, %s]", Display(t.Claim.Holder), state)
 			}
 			fmt.Fprintln(w, line)
+			if t.Interrupted != nil {
+				fmt.Fprintf(w, "              interrupted: %s\n", Display(t.Interrupted.Why))
+			}
 			if t.Worktree != nil {
 				fmt.Fprintf(w, "              worktree %s: %s\n", path(t.Worktree.Path), describeWorktree(t.Worktree))
 			}

@@ -58,9 +58,11 @@ type Report struct {
 type BaseRef struct {
 	Ref    string `json:"ref"`
 	Commit string `json:"commit"`
-	// Source says how it was chosen: flag, config, run-main, origin-head,
-	// main, master.
+	// Source says how it was chosen: flag, config, run-main, main, master,
+	// origin-head, origin-main, origin-master.
 	Source string `json:"source"`
+	// Why says it in words.
+	Why string `json:"why"`
 }
 
 // Phase is one phase of the plan.
@@ -102,6 +104,18 @@ type Task struct {
 	Claim *claims.Claim `json:"claim"`
 	// DependsOn are the ids the plan's Dependencies line names, as written.
 	DependsOn []string `json:"depends_on"`
+	// Interrupted says, for an interrupted task, why its last attempt
+	// stopped and where.
+	Interrupted *Interruption `json:"interrupted,omitempty"`
+}
+
+// Interruption is why a task's last attempt stopped mid-way.
+type Interruption struct {
+	Why string `json:"why"`
+	// Worktree holds what the attempt left ("" when a clean saved it).
+	Worktree string `json:"worktree,omitempty"`
+	// Live: a process works in the worktree, so the task is not offered.
+	Live bool `json:"live"`
 }
 
 // RemoteCopy is a remote-tracking copy of a task branch.
