@@ -478,6 +478,7 @@ func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*L
 	}
 	all := append(append([]CommitInfo(nil), in.Landed...), in.LandedDefault...)
 	voided := reverted(all)
+	saidRevert := map[string]bool{}
 	scan := func(cs []CommitInfo, shared bool, ref string) {
 		for i := range cs {
 			c := &cs[i]
@@ -500,7 +501,12 @@ func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*L
 					continue
 				}
 				if by := voided[c.OID]; by != "" {
-					doubts[id] = append(doubts[id], fmt.Sprintf("its work landed in %s but was reverted by %s", short(c.OID), short(by)))
+					// One line per revert: a reverted merge voids the
+					// commits it brought in too.
+					if !saidRevert[id+" "+by] {
+						saidRevert[id+" "+by] = true
+						doubts[id] = append(doubts[id], fmt.Sprintf("its work landed in %s but was reverted by %s", short(c.OID), short(by)))
+					}
 					continue
 				}
 				if out[id] == nil {
