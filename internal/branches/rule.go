@@ -225,7 +225,25 @@ func Decide(in Input) Verdict {
 		if back {
 			continue
 		}
-		g.ancestors(idx).each(func(c int) {
+		// Only what the deleted branch added: not what the run's other
+		// branches below its tip hold (a stack's parents keep their
+		// finished work), nor commits whose words name another task.
+		set := g.ancestors(idx)
+		for i, b := range bs {
+			if b.Name != d.Name && anc[i] != nil && b.OID != d.OID && set.has(g.index[b.OID]) {
+				set.andNot(anc[i])
+			}
+		}
+		for _, b := range bounds {
+			if set.has(b.tip) && in.Walk[b.tip].OID != d.OID {
+				set.andNot(b.anc)
+			}
+		}
+		own := names.Task(d.Name)
+		set.each(func(c int) {
+			if t := namings[c].Task; t != "" && t != own {
+				return
+			}
 			if discarded[c] == "" {
 				discarded[c] = d.Name
 				notWork[c] = true
@@ -286,6 +304,28 @@ func Decide(in Input) Verdict {
 		v.ByBranch[b.Name] = task[i]
 		if task[i] != "" && len(named) > 0 && !named[task[i]] {
 			v.Mismatched = append(v.Mismatched, Mismatch{Branch: b.Name, Task: task[i], Work: sortedKeys(named)})
+		}
+	}
+
+	// A branch of the same task at an interrupted tip, or below it, holds
+	// nothing the stopped attempt did not: it is no finished work either.
+	stopped := map[string]string{}
+	for k, why := range in.Interrupted {
+		stopped[k] = why
+	}
+	for i := range bs {
+		why := in.Interrupted[bs[i].Name]
+		if why == "" || task[i] == "" {
+			continue
+		}
+		for j := range bs {
+			if j == i || task[j] != task[i] || stopped[bs[j].Name] != "" {
+				continue
+			}
+			jdx, inWalk := g.index[bs[j].OID]
+			if bs[j].OID == bs[i].OID || inWalk && anc[i] != nil && anc[i].has(jdx) {
+				stopped[bs[j].Name] = why
+			}
 		}
 	}
 
@@ -396,7 +436,7 @@ func Decide(in Input) Verdict {
 			if best < 0 {
 				return true
 			}
-			ii, ib := in.Interrupted[bs[i].Name] != "", in.Interrupted[bs[best].Name] != ""
+			ii, ib := stopped[bs[i].Name] != "", stopped[bs[best].Name] != ""
 			if ii != ib {
 				return !ii
 			}
@@ -436,7 +476,7 @@ func Decide(in Input) Verdict {
 		// one counted: the finished work stands, and the report says so.
 		if best >= 0 {
 			for _, i := range mine {
-				if why := in.Interrupted[bs[i].Name]; (i != best || st.Landed != nil) && why != "" && st.Leftover == "" {
+				if why := stopped[bs[i].Name]; (i != best || st.Landed != nil) && why != "" && st.Leftover == "" {
 					st.Leftover = why
 				}
 			}
@@ -444,17 +484,22 @@ func Decide(in Input) Verdict {
 		switch {
 		case st.Landed != nil:
 			st.Status = Landed
-		case len(credits[t.ID]) > 0 && in.Interrupted[st.Branch.Name] != "":
+		case len(credits[t.ID]) > 0 && stopped[st.Branch.Name] != "":
 			// Work committed in part, then the agent stopped: landed
 			// evidence above wins over what it left.
 			st.Status = Interrupted
-			st.Interrupted = in.Interrupted[st.Branch.Name]
+			st.Interrupted = stopped[st.Branch.Name]
 		case len(credits[t.ID]) > 0:
 			st.Status = Completed
 		case len(mine) > 0:
 			st.Status = Empty
 		default:
 			st.Status = Pending
+		}
+		// A leftover is news only beside work that is done; an
+		// interrupted task says so itself.
+		if !st.Status.Done() {
+			st.Leftover = ""
 		}
 		// A doubt matters only where it leaves the task not done.
 		if !st.Status.Done() {

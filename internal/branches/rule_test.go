@@ -450,3 +450,54 @@ func TestRelateAtBase(t *testing.T) {
 		}
 	}
 }
+
+// Deleting the top of a stack discards what that branch added, never the
+// finished work of the branches below it.
+func TestDecideDiscardedStackTop(t *testing.T) {
+	p := mustPlan(t, stdPlan)
+	for _, subjects := range [][3]string{
+		{"[Task 1.1] Create database schema", "[Task 1.2] Install dependencies", "[Task 2.1] User service"},
+		{"one", "two", "three"},
+	} {
+		walk := history("c1:B|"+subjects[0], "c2:c1|"+subjects[1], "c3:c2|"+subjects[2])
+		v := branches.Decide(branches.Input{Run: run, Plan: p,
+			Branches:  []branches.Branch{br(b11, "c1"), br(b12, "c2")},
+			Walk:      walk,
+			Discarded: []branches.Discard{{Name: b21, OID: "c3", Stamp: "s"}}})
+		checkStates(t, p, v, map[string]want{
+			"1.1": {branches.Completed, 1, "", b11},
+			"1.2": {branches.Completed, 1, "1.1", b12},
+		})
+	}
+	// A commit naming another task on the deleted branch stays that
+	// task's: the user asked for 2.1 to run again, not 1.2.
+	walk := history("c1:B|[Task 1.2] Install dependencies", "c2:c1|[Task 2.1] User service")
+	v := branches.Decide(branches.Input{Run: run, Plan: p,
+		Branches: []branches.Branch{br(b22, "c2")}, Walk: walk,
+		Discarded: []branches.Discard{{Name: b21, OID: "c2", Stamp: "s"}}})
+	checkStates(t, p, v, map[string]want{
+		"1.2": {branches.Completed, 1, "", b22},
+		"2.2": {branches.Empty, 0, "", b22},
+	})
+}
+
+// A second branch of the task at the interrupted tip (a copy, a rename
+// left behind) holds nothing more: the task stays interrupted.
+func TestDecideInterruptedCopy(t *testing.T) {
+	p := mustPlan(t, stdPlan)
+	walk := history("c1:B|[Task 2.2] Product service, first part")
+	v := branches.Decide(branches.Input{Run: run, Plan: p,
+		Branches: []branches.Branch{br(b22, "c1"), br(b22+"-2", "c1")}, Walk: walk,
+		Interrupted: map[string]string{b22: "worktree w holds uncommitted changes"}})
+	if st := v.States[3]; st.Status != branches.Interrupted || st.Leftover != "" {
+		t.Errorf("2.2 with a copy of its interrupted branch: %s (leftover %q), want interrupted and no leftover", st.Status, st.Leftover)
+	}
+	// A copy that went further holds more: that is finished work.
+	walk = history("c1:B|[Task 2.2] Product service, first part", "c2:c1|[Task 2.2] Product service, rest")
+	v = branches.Decide(branches.Input{Run: run, Plan: p,
+		Branches: []branches.Branch{br(b22, "c1"), br(b22+"-2", "c2")}, Walk: walk,
+		Interrupted: map[string]string{b22: "worktree w holds uncommitted changes"}})
+	if st := v.States[3]; st.Status != branches.Completed || st.Leftover == "" {
+		t.Errorf("2.2 with a branch beyond the interrupted one: %s (leftover %q), want completed with a leftover", st.Status, st.Leftover)
+	}
+}

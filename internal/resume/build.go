@@ -85,8 +85,8 @@ func (st *State) build(wts []*Worktree, v branches.Verdict) {
 	busy := map[string]bool{}
 	for _, ph := range rep.Phases {
 		for _, tk := range ph.Tasks {
-			if tk.Interrupted != nil && tk.Interrupted.Live {
-				busy[tk.Interrupted.Worktree] = true
+			if tk.Live != "" {
+				busy[tk.Live] = true
 			}
 		}
 	}
@@ -111,6 +111,11 @@ func (st *State) build(wts []*Worktree, v branches.Verdict) {
 			// An orchestrator holds the task: its worktree is live work
 			// (git taskclean --task or --all still removes it).
 		case busy[w.Path]:
+		case !done[w.Task] && stoppedOp(w) != "":
+			// A stopped rebase or merge is left for the user to finish
+			// or abort: a clean skips it, so it is not called stale.
+			rep.Problems = append(rep.Problems, Problem{Kind: "stopped_operation", Task: w.TaskID(),
+				Message: fmt.Sprintf("worktree %s: a %s stopped there; finish it or abort it (git -C %s %s --abort), then clean", w.Path, stoppedOp(w), ShellQuote(w.Path), stoppedOp(w))})
 		case !done[w.Task]:
 			w.Stale = true
 		}
@@ -142,6 +147,19 @@ func taskLabel(p *plan.Plan, id string) string {
 	return id
 }
 
+// stoppedOp is the operation stopped in a worktree ("" for none; a bisect
+// is no edit left half done).
+func stoppedOp(w *Worktree) string {
+	if w.AdminDir == "" {
+		return ""
+	}
+	op, _ := worktree.InProgress(w.AdminDir)
+	if op == "bisect" {
+		return ""
+	}
+	return op
+}
+
 func appendUniq(ss []string, s string) []string {
 	for _, x := range ss {
 		if x == s {
@@ -160,6 +178,7 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 	}
 	anyDone := false
 	resumeSet := false
+	resumeAt := -1
 	for _, ph := range st.Plan.Phases {
 		out := Phase{Number: ph.Number, Name: ph.Title, Mode: string(ph.Mode), Tasks: []*Task{}}
 		doneHere, total := 0, len(ph.Tasks)
@@ -191,14 +210,20 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 			if s.Status == branches.Interrupted {
 				tk.Interrupted = &Interruption{Why: s.Interrupted, Worktree: st.stops[s.Branch.Name].path}
 			}
-			if s.Leftover != "" {
-				where := "on " + s.Branch.Name
-				if s.Status == branches.Landed {
-					where = "landed"
+			leftover := s.Leftover
+			if w := tk.Worktree; leftover == "" && s.Status.Done() && w != nil && !w.Main && !w.Shared && w.Staged+w.Unstaged+w.Untracked > 0 {
+				// A retry's worktree beside the finished work, on no
+				// branch of the task.
+				leftover = fmt.Sprintf("worktree %s holds uncommitted changes (%d staged, %d unstaged, %d untracked)", w.Path, w.Staged, w.Unstaged, w.Untracked)
+			}
+			if leftover != "" {
+				where := "landed"
+				if s.Status != branches.Landed {
+					where = "on " + s.Branch.Name
 				}
 				rep.Problems = append(rep.Problems, Problem{Kind: "leftover_attempt", Task: t.ID,
 					Message: fmt.Sprintf("task %s is done (%s); an attempt stopped mid-way: %s (kept; git taskclean --run %s --completed saves and removes it)",
-						t.ID, where, s.Leftover, rep.RunID)})
+						t.ID, where, leftover, rep.RunID)})
 			}
 			for _, d := range s.Doubts {
 				rep.Problems = append(rep.Problems, Problem{Kind: "doubtful_work", Task: t.ID,
@@ -217,7 +242,6 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 			rep.TotalTasks++
 			out.Tasks = append(out.Tasks, tk)
 		}
-		st.markLive(out.Tasks)
 		rep.PhasesTotal++
 		complete := doneHere == total
 		if complete {
@@ -238,9 +262,19 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 			} else {
 				out.Status = "not_started"
 			}
-			rep.Resume = st.resumePoint(ph, out)
+			resumeAt = len(rep.Phases)
 		}
 		rep.Phases = append(rep.Phases, out)
+	}
+	// One look for live processes over every task, then the resume point,
+	// which leaves out the tasks someone is still at.
+	var all []*Task
+	for _, ph := range rep.Phases {
+		all = append(all, ph.Tasks...)
+	}
+	st.markLive(all)
+	if resumeAt >= 0 {
+		rep.Resume = st.resumePoint(st.Plan.Phases[resumeAt], rep.Phases[resumeAt])
 	}
 	rep.FromPhase = st.fromPhase
 	switch {
@@ -258,18 +292,30 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 	}
 }
 
-// markLive finds, for the interrupted tasks of a phase, whether a process
-// still works in the worktree their attempt left (the worktree this command
-// runs in aside: that is the user looking).
+// markLive finds, for the tasks of a phase that are not done, whether a
+// process still works in their worktree (an agent before its first commit,
+// or one that is still at it): such a task is not offered, and its worktree
+// is not stale. The worktree this command runs in does not count: that is
+// the user, or the agent itself, looking.
 func (st *State) markLive(tasks []*Task) {
 	var dirs []string
 	byDir := map[string]*Task{}
+	add := func(tk *Task, dir string) {
+		if _, seen := byDir[dir]; !seen && dir != "" {
+			dirs = append(dirs, dir)
+			byDir[dir] = tk
+		}
+	}
 	for _, tk := range tasks {
-		if tk.Interrupted == nil || tk.Interrupted.Worktree == "" || tk.Worktree == nil || tk.Worktree.Current {
+		if branches.Status(tk.Status).Done() {
 			continue
 		}
-		dirs = append(dirs, tk.Interrupted.Worktree)
-		byDir[tk.Interrupted.Worktree] = tk
+		if w := tk.Worktree; w != nil && !w.Current && !w.Missing && !w.Symlink && !w.Unreadable && !w.Main {
+			add(tk, w.Path)
+		}
+		if tk.Interrupted != nil && (tk.Worktree == nil || !tk.Worktree.Current) {
+			add(tk, tk.Interrupted.Worktree)
+		}
 	}
 	if len(dirs) == 0 {
 		return
@@ -278,14 +324,18 @@ func (st *State) markLive(tasks []*Task) {
 	if !ok {
 		return
 	}
-	for dir, ps := range procs {
+	for _, dir := range dirs {
+		ps := procs[dir]
 		tk := byDir[dir]
-		if tk == nil || len(ps) == 0 {
+		if len(ps) == 0 || tk.Live != "" {
 			continue
 		}
-		tk.Interrupted.Live = true
+		tk.Live = dir
+		if tk.Interrupted != nil {
+			tk.Interrupted.Live = true
+		}
 		st.Report.Problems = append(st.Report.Problems, Problem{Kind: "live_worktree", Task: tk.ID,
-			Message: fmt.Sprintf("task %s is interrupted, but a process works in %s (pid %d: %s): not offered until it stops", tk.ID, dir, ps[0].PID, ps[0].Command)})
+			Message: fmt.Sprintf("task %s is %s, but a process works in %s (pid %d: %s): not offered until it stops", tk.ID, tk.Status, dir, ps[0].PID, ps[0].Command)})
 	}
 }
 
@@ -303,7 +353,7 @@ func (st *State) resumePoint(ph *plan.Phase, out Phase) *Resume {
 		if branches.Status(tk.Status).Done() {
 			continue
 		}
-		if tk.Interrupted != nil && tk.Interrupted.Live {
+		if tk.Live != "" {
 			// Someone is still at it: offering it would start a second
 			// agent on the same work.
 			if ph.Mode == plan.Sequential {

@@ -479,7 +479,17 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		st.TaskBranches[i] = rb
 	}
 	var v branches.Verdict
-	stops := st.interruptions(runWts, saves, m)
+	var stashes []stashEntry
+	if len(st.TaskBranches) > 0 && !opts.Light {
+		dir := repo.CommonDir
+		if dir == "" {
+			dir = repo.GitDir
+		}
+		if stashes, err = readStashes(dir, objs); err != nil {
+			return nil, fmt.Errorf("read the stash: %w", err)
+		}
+	}
+	stops := st.interruptions(ctx, repo, runWts, saves, stashes, m)
 	st.stops = stops
 	if p != nil {
 		before, err := madeBeforePlan(objs, st.TaskBranches, holding, planRepoPath, start, base.Commit)

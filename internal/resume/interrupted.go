@@ -3,6 +3,8 @@ package resume
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -119,7 +121,7 @@ type interruption struct {
 // worktree and removed it, and the branch has not moved since and no
 // worktree has it checked out now (what a worktree holds now is newer
 // than any save).
-func (st *State) interruptions(wts []*Worktree, saves []savedWorktree, m branches.Match) map[string]interruption {
+func (st *State) interruptions(ctx context.Context, repo *gitcmd.Repo, wts []*Worktree, saves []savedWorktree, stashes []stashEntry, m branches.Match) map[string]interruption {
 	// A detached worktree speaks for a branch at its HEAD only when it is
 	// that branch's task's worktree: a crashed agent of the next task
 	// starts detached at the tip of the one before.
@@ -139,11 +141,25 @@ func (st *State) interruptions(wts []*Worktree, saves []savedWorktree, m branche
 		}
 	}
 	onWorktree := map[string]bool{}
+	hashLen := 20
+	if len(st.Report.Base.Commit) == 64 {
+		hashLen = 32
+	}
 	for _, w := range wts {
 		// The repository's own checkout is the user's or the
 		// orchestrator's, like the shared worktree: what lies there
 		// untracked (logs, notes) says nothing of a task's attempt.
-		if w.Main || w.Shared || w.Missing || w.Broken || w.Unreadable || w.Symlink || w.Error != "" {
+		if w.Main || w.Shared || w.Missing || w.Broken {
+			continue
+		}
+		if w.Unreadable || w.Symlink || w.Error != "" {
+			// What it holds cannot be read: whether its attempt finished
+			// is unknown, and unknown is not done.
+			if _, ok := tip[w.Branch]; ok && !w.Detached {
+				if _, seen := out[w.Branch]; !seen {
+					out[w.Branch] = interruption{why: fmt.Sprintf("worktree %s cannot be read (%s): whether its attempt finished is unknown", w.Path, w.Error), path: w.Path}
+				}
+			}
 			continue
 		}
 		var names []string
@@ -162,19 +178,40 @@ func (st *State) interruptions(wts []*Worktree, saves []savedWorktree, m branche
 					names = append(names, n)
 				}
 			}
+			if len(names) == 0 && w.Task != "" && w.Head != "" && (w.Unreachable > 0 || w.Staged+w.Unstaged+w.Untracked > 0) {
+				// The task's worktree went on past its branch, detached:
+				// one question to git per branch of the task.
+				for n, id := range taskOf {
+					if id == w.Task && tip[n] != "" && repo != nil {
+						if _, err := repo.Run(ctx, "merge-base", "--is-ancestor", "--end-of-options", tip[n], w.Head); err == nil {
+							names = append(names, n)
+						}
+					}
+				}
+				sort.Strings(names)
+			}
 		}
 		for _, n := range names {
 			onWorktree[n] = true
 		}
 		dirty := w.Staged+w.Unstaged+w.Untracked > 0
-		if !dirty && (op == "" || op == "bisect") {
+		hidden := 0
+		if !dirty && len(names) > 0 && w.AdminDir != "" {
+			// Edits git status does not show (assume-unchanged,
+			// skip-worktree) are still the attempt's leftovers.
+			hidden = worktree.HiddenEdits(w.Path, w.AdminDir, hashLen)
+		}
+		if !dirty && hidden == 0 && (op == "" || op == "bisect") {
 			continue
 		}
 		why := ""
-		if op != "" && op != "bisect" {
+		switch {
+		case op != "" && op != "bisect":
 			why = fmt.Sprintf("a %s stopped in worktree %s", op, w.Path)
-		} else {
+		case dirty:
 			why = fmt.Sprintf("worktree %s holds uncommitted changes (%d staged, %d unstaged, %d untracked)", w.Path, w.Staged, w.Unstaged, w.Untracked)
+		default:
+			why = fmt.Sprintf("worktree %s holds %d edit(s) its index hides (assume-unchanged or skip-worktree)", w.Path, hidden)
 		}
 		for _, n := range names {
 			if _, ok := tip[n]; ok {
@@ -184,23 +221,38 @@ func (st *State) interruptions(wts []*Worktree, saves []savedWorktree, m branche
 			}
 		}
 	}
+	// A stash made on a task branch at its present tip: the attempt put
+	// its changes aside and stopped (newest stash first).
+	for _, sh := range stashes {
+		for _, n := range atTip[sh.parent] {
+			if _, seen := out[n]; !seen && taskOf[n] != "" {
+				out[n] = interruption{why: fmt.Sprintf("stash@{%d} holds uncommitted changes made on it (%s); see them with git stash show -p stash@{%d}, drop them with git stash drop stash@{%d}",
+					sh.n, sh.msg, sh.n, sh.n)}
+			}
+		}
+	}
 	done := map[string]bool{}
 	for _, s := range saves {
+		// The branch the save names, or (detached, or renamed since) the
+		// task's branches at the saved HEAD.
 		names := []string{s.branch}
-		if s.branch == "" {
+		if s.branch == "" || tip[s.branch] == "" {
 			names = nil
 			for _, n := range atTip[s.head] {
-				if taskOf[n] != "" && taskOf[n] == s.task {
+				if taskOf[n] != "" && (taskOf[n] == s.task || s.task == "" && s.branch != "") {
 					names = append(names, n)
 				}
 			}
 		}
 		for _, n := range names {
-			if done[n] || onWorktree[n] || tip[n] == "" {
+			// The newest save of the branch at its present tip decides:
+			// an older save of the same commit still says it was left
+			// unfinished, whatever was saved at other commits since.
+			if done[n] || onWorktree[n] || tip[n] != s.head {
 				continue
 			}
-			done[n] = true // the newest save of the branch decides
-			if s.work && tip[n] == s.head {
+			done[n] = true
+			if s.work {
 				what := s.task
 				if what == "" {
 					what = ShellQuote(s.path)
@@ -211,4 +263,41 @@ func (st *State) interruptions(wts []*Worktree, saves []savedWorktree, m branche
 		}
 	}
 	return out
+}
+
+// stashEntry is one entry of the stash: stash@{n}, the commit it was made
+// on, and its message.
+type stashEntry struct {
+	n           int
+	parent, msg string
+}
+
+// readStashes reads the stash's reflog as a file (stash@{0} is its last
+// line) and each entry's first parent through the object reader: no git
+// process. Without a reader, or a stash, there are none.
+func readStashes(commonDir string, objs *gitcmd.Objects) ([]stashEntry, error) {
+	if objs == nil {
+		return nil, nil
+	}
+	data, err := os.ReadFile(filepath.Join(commonDir, "logs", "refs", "stash"))
+	if err != nil {
+		return nil, nil
+	}
+	var entries []reflogEntry
+	for _, line := range strings.Split(string(data), "\n") {
+		if e, ok := parseReflogLine(line); ok {
+			entries = append(entries, e)
+		}
+	}
+	var out []stashEntry
+	for i := len(entries) - 1; i >= 0; i-- {
+		c, ok, err := objs.Commit(entries[i].new)
+		if err != nil {
+			return nil, err
+		}
+		if ok && len(c.Parents) > 0 {
+			out = append(out, stashEntry{n: len(entries) - 1 - i, parent: c.Parents[0], msg: entries[i].msg})
+		}
+	}
+	return out, nil
 }

@@ -107,6 +107,9 @@ type Task struct {
 	// Interrupted says, for an interrupted task, why its last attempt
 	// stopped and where.
 	Interrupted *Interruption `json:"interrupted,omitempty"`
+	// Live is the worktree of a task not done in which a process still
+	// works: the task is not offered.
+	Live string `json:"live_worktree,omitempty"`
 }
 
 // Interruption is why a task's last attempt stopped mid-way.

@@ -182,7 +182,13 @@ func ReadAdmin(adminDir string, hexLen int) (*AdminState, error) {
 			return admVanished(path, adminDir, err)
 		}
 		st.Files = append(st.Files, rel)
-		for _, id := range admIDs(data, hexLen) {
+		ids := admIDs(data, hexLen)
+		if admTodo(rel) {
+			// A to-do list names the commits still to pick by abbreviated
+			// ids; git resolves them when the ids are checked.
+			ids = append(ids, admShortIDs(data, hexLen)...)
+		}
+		for _, id := range ids {
 			if !seen[id] {
 				seen[id] = true
 				st.IDs = append(st.IDs, id)
@@ -252,6 +258,35 @@ func admIDs(data []byte, hexLen int) []string {
 			}
 		}
 		i = j
+	}
+	return ids
+}
+
+// admTodo says whether a file of an admin directory is a to-do list of a
+// stopped cherry-pick, revert or rebase sequence.
+func admTodo(rel string) bool {
+	switch rel {
+	case "sequencer/todo", "sequencer/done", "rebase-merge/git-rebase-todo", "rebase-merge/done",
+		"rebase-merge/git-rebase-todo.backup":
+		return true
+	}
+	return false
+}
+
+// admShortIDs returns the abbreviated object ids a to-do list names: the
+// word after the command ("pick 1a2b3c4 subject"), and after "-C"/"-c" of
+// a merge line, when it is 4 or more hex digits and shorter than a full id.
+func admShortIDs(data []byte, hexLen int) []string {
+	var ids []string
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		for i := 1; i < len(f) && i < 3; i++ {
+			w := f[i]
+			if len(w) < 4 || len(w) >= hexLen || !admIsHex(w) {
+				continue
+			}
+			ids = append(ids, w)
+		}
 	}
 	return ids
 }

@@ -184,6 +184,20 @@ var admCases = []admCase{
 		}
 		return blobs
 	}},
+	// A cherry-pick of three commits stopped on the first: the other two
+	// are named only by abbreviated ids in the sequencer's to-do list.
+	{name: "cherry-pick sequence", format: "sha1", op: "cherry-pick", build: func(t *testing.T, root, wt string) []string {
+		d1, _ := admDangling(t, wt, "HEAD", "a.txt", "theirs\n")
+		d2, _ := admDangling(t, wt, d1, "b.txt", "second\n")
+		d3, _ := admDangling(t, wt, d2, "c.txt", "third\n")
+		admCommit(t, wt, "a.txt", "ours\n")
+		admFails(t, wt, nil, "cherry-pick", d1, d2, d3)
+		todo, err := os.ReadFile(filepath.Join(admAdminDir(t, wt), "sequencer", "todo"))
+		if err != nil || strings.Contains(string(todo), d2) {
+			t.Fatalf("the to-do list should name %s abbreviated: %q (%v)", d2, todo, err)
+		}
+		return []string{d1, d2, d3}
+	}},
 	{name: "merge", format: "sha1", op: "merge", build: func(t *testing.T, root, wt string) []string {
 		git(t, root, "switch", "-q", "-c", "other")
 		other := admCommit(t, root, "a.txt", "theirs\n")

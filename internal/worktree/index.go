@@ -11,6 +11,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -270,4 +271,43 @@ func idxVarint(b []byte) (uint64, int) {
 		}
 	}
 	return 0, 0
+}
+
+// HiddenEdits counts the files of a worktree whose edits its index hides
+// from `git status`: marked assume-unchanged, or skip-worktree while the
+// file is there (a sparse checkout's absent files are no edit), and whose
+// content differs from the index entry's. It reads only the index and the
+// marked files; an index it cannot decode counts as none.
+func HiddenEdits(dir, adminDir string, hashLen int) int {
+	entries, err := ReadIndex(filepath.Join(adminDir, "index"), hashLen)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.AssumeUnchanged && !e.SkipWorktree || e.Mode == 0o160000 {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(e.Path))
+		fi, err := os.Lstat(p)
+		switch {
+		case err != nil:
+			if e.AssumeUnchanged && !e.SkipWorktree {
+				n++ // deleted behind git's back
+			}
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil || e.Mode != 0o120000 || BlobID([]byte(target), hashLen) != e.OID {
+				n++
+			}
+		case fi.Mode().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil || e.Mode == 0o120000 || BlobID(data, hashLen) != e.OID {
+				n++
+			}
+		default:
+			n++
+		}
+	}
+	return n
 }

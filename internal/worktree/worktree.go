@@ -162,7 +162,9 @@ func statusOf(ctx context.Context, path string, ignored bool) (Status, Files) {
 	if ignored {
 		mode = "--ignored=matching"
 	}
-	out, err := gitcmd.Runner{Dir: path, Worktree: true}.Run(ctx, "status", "--porcelain=v2", "-z", "--untracked-files=all", mode)
+	// --ignore-submodules=none: a submodule set to "ignore = all" in
+	// .gitmodules can still hold an agent's unfinished commits or edits.
+	out, err := gitcmd.Runner{Dir: path, Worktree: true}.Run(ctx, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none", mode)
 	if err != nil {
 		return Status{Err: err}, Files{}
 	}
