@@ -80,16 +80,6 @@ func (st *State) build(wts []*Worktree, v branches.Verdict) {
 			done[s.Task.ID] = true
 		}
 	}
-	// A worktree in which a process still works on an interrupted task is
-	// that process's: not stale (a clean would skip it anyway).
-	busy := map[string]bool{}
-	for _, ph := range rep.Phases {
-		for _, tk := range ph.Tasks {
-			if tk.Live != "" {
-				busy[tk.Live] = true
-			}
-		}
-	}
 	for _, w := range wts {
 		switch {
 		case w.Current || w.Main || w.Task == "" || w.Shared || w.Outside:
@@ -110,14 +100,16 @@ func (st *State) build(wts []*Worktree, v branches.Verdict) {
 		case st.Claims[w.Task] != nil && !st.Claims[w.Task].Expired:
 			// An orchestrator holds the task: its worktree is live work
 			// (git taskclean --task or --all still removes it).
-		case busy[w.Path]:
-		case !done[w.Task] && stoppedOp(w) != "":
-			// A stopped rebase or merge is left for the user to finish
-			// or abort: a clean skips it, so it is not called stale.
-			rep.Problems = append(rep.Problems, Problem{Kind: "stopped_operation", Task: w.TaskID(),
-				Message: fmt.Sprintf("worktree %s: a %s stopped there; finish it or abort it (git -C %s %s --abort), then clean", w.Path, stoppedOp(w), ShellQuote(w.Path), stoppedOp(w))})
 		case !done[w.Task]:
+			// Stale even while a process works in it or an operation is
+			// stopped there: the clean then skips it and says why
+			// (--ignore-live, or --task, still take it), and the problems
+			// below say it first.
 			w.Stale = true
+			if op := stoppedOp(w); op != "" {
+				rep.Problems = append(rep.Problems, Problem{Kind: "stopped_operation", Task: w.TaskID(),
+					Message: fmt.Sprintf("worktree %s: a %s stopped there; a plain clean leaves it: finish it, or abort it (git -C %s %s --abort)", w.Path, op, ShellQuote(w.Path), op)})
+			}
 		}
 		if w.Stale && w.Locked {
 			rep.Problems = append(rep.Problems, Problem{Kind: "locked_worktree", Task: w.TaskID(),
@@ -292,11 +284,10 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 	}
 }
 
-// markLive finds, for the tasks of a phase that are not done, whether a
-// process still works in their worktree (an agent before its first commit,
-// or one that is still at it): such a task is not offered, and its worktree
-// is not stale. The worktree this command runs in does not count: that is
-// the user, or the agent itself, looking.
+// markLive finds, for the tasks that are not done, whether a process still
+// works in their worktree (an agent before its first commit, or one that is
+// still at it): such a task is not offered. The worktree this command runs
+// in does not count: that is the user, or the agent itself, looking.
 func (st *State) markLive(tasks []*Task) {
 	var dirs []string
 	byDir := map[string]*Task{}
@@ -335,7 +326,7 @@ func (st *State) markLive(tasks []*Task) {
 			tk.Interrupted.Live = true
 		}
 		st.Report.Problems = append(st.Report.Problems, Problem{Kind: "live_worktree", Task: tk.ID,
-			Message: fmt.Sprintf("task %s is %s, but a process works in %s (pid %d: %s): not offered until it stops", tk.ID, tk.Status, dir, ps[0].PID, ps[0].Command)})
+			Message: fmt.Sprintf("task %s is %s, but a process works in %s (pid %d: %s): not offered until it stops, and a plain clean leaves it", tk.ID, tk.Status, dir, ps[0].PID, ps[0].Command)})
 	}
 }
 
