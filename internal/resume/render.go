@@ -48,7 +48,7 @@ func (s Style) status(st string) string {
 	switch st {
 	case "completed", "landed":
 		return s.paint("32", st)
-	case "empty", "in_progress":
+	case "empty", "interrupted", "in_progress":
 		return s.paint("33", st)
 	case "blocked", "out_of_scope":
 		return s.paint("2", st)
