@@ -234,15 +234,26 @@ func sameWord(a, b string) bool {
 // counts, "/" parts included: of the suffixes of a word that start after a
 // "/", the longest that starts with the run's task prefix.
 func MergedBranch(run, subject string) string {
+	if names := MergedBranches(run, subject); len(names) > 0 {
+		return names[0]
+	}
+	return ""
+}
+
+// MergedBranches is every branch of the run a merge subject names: an
+// octopus merge names several ("Merge branches 'a', 'b' and 'c' into x").
+func MergedBranches(run, subject string) []string {
 	// "Merge branch 'main' into x1-task-2-1-a" names the branch merged
 	// into, not one that landed.
 	if i := strings.Index(subject, " into "); i >= 0 {
 		subject = subject[:i]
 	}
+	var out []string
 	for _, tok := range branchToken.FindAllString(subject, -1) {
 		for cand := tok; ; {
 			if strings.HasPrefix(cand, TaskPrefix(run)) {
-				return strings.TrimRight(cand, ".")
+				out = append(out, strings.TrimRight(cand, "."))
+				break
 			}
 			i := strings.IndexByte(cand, '/')
 			if i < 0 {
@@ -251,7 +262,7 @@ func MergedBranch(run, subject string) string {
 			cand = cand[i+1:]
 		}
 	}
-	return ""
+	return out
 }
 
 var branchToken = regexp.MustCompile(`[A-Za-z0-9._/-]+`)

@@ -1,6 +1,7 @@
 package branches_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/taskresume/git-taskresume/internal/branches"
@@ -124,5 +125,9 @@ func TestMergedBranch(t *testing.T) {
 		if got := branches.MergedBranch(run, subject); got != want {
 			t.Errorf("%q: %q, want %q", subject, got, want)
 		}
+	}
+	octopus := "Merge branches 'x1y2z3-task-2-1-users', 'x1y2z3-task-2-2-products' and 'x1y2z3-task-2-3-orders' into x1y2z3-main"
+	if got := strings.Join(branches.MergedBranches(run, octopus), " "); got != "x1y2z3-task-2-1-users x1y2z3-task-2-2-products x1y2z3-task-2-3-orders" {
+		t.Errorf("octopus: %q", got)
 	}
 }

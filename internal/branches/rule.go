@@ -93,10 +93,10 @@ type TaskState struct {
 	Landed *Landing
 	// Doubts are why work that may be this task's was not counted.
 	Doubts []string
-	// Interrupted says why the task is interrupted (Status Interrupted);
-	// Leftover names an interrupted attempt beside the finished work that
-	// makes the task done.
-	Interrupted, Leftover string
+	// Interrupted says why the task is interrupted (Status Interrupted),
+	// and InterruptedBranch on which branch; Leftover names an interrupted
+	// attempt beside the finished work that makes the task done.
+	Interrupted, InterruptedBranch, Leftover string
 }
 
 // Verdict is the rule's answer for a run.
@@ -209,6 +209,19 @@ func Decide(in Input) Verdict {
 		notWork[i] = isMerge(c) || c.PickedFrom != "" || empty && namings[i].Task == ""
 	}
 
+	// A commit of the run that a later commit of the run reverts is no
+	// work, nor is the revert: together they change nothing.
+	undone := map[int]string{}
+	for oid, by := range reverted(in.Walk) {
+		if c, ok := g.index[oid]; ok {
+			undone[c] = by
+			notWork[c] = true
+			if b, ok := g.index[by]; ok {
+				notWork[b] = true
+			}
+		}
+	}
+
 	// What a clean discarded (a deleted task branch, saved) is nobody's
 	// work: the user asked for the task to run again. A branch of the same
 	// name that holds the saved tip again (--undo) takes it back.
@@ -307,25 +320,27 @@ func Decide(in Input) Verdict {
 		}
 	}
 
-	// A branch of the same task at an interrupted tip, or below it, holds
-	// nothing the stopped attempt did not: it is no finished work either.
-	stopped := map[string]string{}
-	for k, why := range in.Interrupted {
-		stopped[k] = why
-	}
+	// The commits an interrupted attempt made (its branch's own commits)
+	// are no finished work of the task whose attempt stopped, on whatever
+	// branch they sit: a copy of the branch, or the next task's branch
+	// made at its tip, holds nothing the attempt did not.
+	stopTask := map[int]string{}
+	stopWhy := map[string]string{}
+	stopBranch := map[string]string{}
 	for i := range bs {
 		why := in.Interrupted[bs[i].Name]
 		if why == "" || task[i] == "" {
 			continue
 		}
-		for j := range bs {
-			if j == i || task[j] != task[i] || stopped[bs[j].Name] != "" {
-				continue
-			}
-			jdx, inWalk := g.index[bs[j].OID]
-			if bs[j].OID == bs[i].OID || inWalk && anc[i] != nil && anc[i].has(jdx) {
-				stopped[bs[j].Name] = why
-			}
+		if stopWhy[task[i]] == "" {
+			stopWhy[task[i]], stopBranch[task[i]] = why, bs[i].Name
+		}
+		if own[i] != nil {
+			own[i].each(func(c int) {
+				if stopTask[c] == "" {
+					stopTask[c] = task[i]
+				}
+			})
 		}
 	}
 
@@ -347,12 +362,17 @@ func Decide(in Input) Verdict {
 			structural[c][task[i]] = true
 		})
 	}
-	credits := map[string]map[int]int{} // task -> branch index -> commits
-	credit := func(id string, i int) {
-		if credits[id] == nil {
-			credits[id] = map[int]int{}
+	credits := map[string]map[int]int{}     // task -> branch index -> commits
+	stoppedWork := map[string]map[int]int{} // the same, for what stopped attempts made
+	credit := func(id string, i, c int) {
+		m := credits
+		if stopTask[c] == id {
+			m = stoppedWork
 		}
-		credits[id][i]++
+		if m[id] == nil {
+			m[id] = map[int]int{}
+		}
+		m[id][i]++
 	}
 	// shared[task] = the commits it shares with other tasks' branches, and
 	// with which tasks.
@@ -370,9 +390,9 @@ func Decide(in Input) Verdict {
 			switch {
 			case notWork[c]:
 			case namings[c].Task != "":
-				credit(namings[c].Task, i)
+				credit(namings[c].Task, i, c)
 				for _, id := range namings[c].Also {
-					credit(id, i)
+					credit(id, i, c)
 				}
 			case namings[c].Marked || in.DefaultHeld[ci.OID]:
 			case len(structural[c]) > 1:
@@ -388,7 +408,7 @@ func Decide(in Input) Verdict {
 					}
 				}
 			default:
-				credit(task[i], i)
+				credit(task[i], i, c)
 			}
 		})
 	}
@@ -398,11 +418,19 @@ func Decide(in Input) Verdict {
 			continue
 		}
 		from := map[string]int{}
+		reverts := map[string]int{}
 		own[i].each(func(c int) {
 			if name := discarded[c]; name != "" {
 				from[name]++
 			}
+			if by := undone[c]; by != "" {
+				reverts[short(by)]++
+			}
 		})
+		for _, by := range sortedKeys(countKeys(reverts)) {
+			doubts[task[i]] = append(doubts[task[i]], fmt.Sprintf("branch %s reverts %d commit(s) of its own (by %s): counted for no task",
+				bs[i].Name, reverts[by], by))
+		}
 		for _, name := range sortedKeys(countKeys(from)) {
 			doubts[task[i]] = append(doubts[task[i]], fmt.Sprintf("branch %s holds %d commit(s) of %s, which git taskclean deleted so that its task runs again: counted for no task",
 				bs[i].Name, from[name], name))
@@ -428,26 +456,25 @@ func Decide(in Input) Verdict {
 		}
 		// The branch counted: the task's own branch holding most of its
 		// work, else any branch holding it (its commits name it), else its
-		// first branch.
-		// A branch whose attempt was interrupted counts only when no other
-		// branch holds the task's work.
+		// first branch. Without finished work, the same among the branches
+		// holding what a stopped attempt made.
+		work := credits[t.ID]
+		if len(work) == 0 {
+			work = stoppedWork[t.ID]
+		}
 		best := -1
 		better := func(i int) bool {
 			if best < 0 {
 				return true
 			}
-			ii, ib := stopped[bs[i].Name] != "", stopped[bs[best].Name] != ""
-			if ii != ib {
-				return !ii
-			}
 			mi, mb := task[i] == t.ID, task[best] == t.ID
 			if mi != mb {
 				return mi
 			}
-			ni, nb := credits[t.ID][i], credits[t.ID][best]
+			ni, nb := work[i], work[best]
 			return ni > nb || ni == nb && i < best
 		}
-		for i := range credits[t.ID] {
+		for i := range work {
 			if better(i) {
 				best = i
 			}
@@ -458,7 +485,7 @@ func Decide(in Input) Verdict {
 		if best >= 0 {
 			b := bs[best]
 			st.Branch = &b
-			st.OwnCommits = credits[t.ID][best]
+			st.OwnCommits = work[best]
 			st.From = from[best]
 			if p := parent[best]; p >= 0 {
 				st.StackParent = task[p]
@@ -472,25 +499,19 @@ func Decide(in Input) Verdict {
 				st.Duplicates = append(st.Duplicates, bs[i])
 			}
 		}
-		// An interrupted attempt on a branch of the task other than the
-		// one counted: the finished work stands, and the report says so.
-		if best >= 0 {
-			for _, i := range mine {
-				if why := stopped[bs[i].Name]; (i != best || st.Landed != nil) && why != "" && st.Leftover == "" {
-					st.Leftover = why
-				}
-			}
-		}
 		switch {
 		case st.Landed != nil:
+			// Landed evidence wins over what an attempt left.
 			st.Status = Landed
-		case len(credits[t.ID]) > 0 && stopped[st.Branch.Name] != "":
-			// Work committed in part, then the agent stopped: landed
-			// evidence above wins over what it left.
-			st.Status = Interrupted
-			st.Interrupted = stopped[st.Branch.Name]
+			st.Leftover = stopWhy[t.ID]
 		case len(credits[t.ID]) > 0:
+			// Finished work on a branch stands beside a stopped retry.
 			st.Status = Completed
+			st.Leftover = stopWhy[t.ID]
+		case len(stoppedWork[t.ID]) > 0:
+			// Work committed in part, then the agent stopped.
+			st.Status = Interrupted
+			st.Interrupted, st.InterruptedBranch = stopWhy[t.ID], stopBranch[t.ID]
 		case len(mine) > 0:
 			st.Status = Empty
 		default:
@@ -530,11 +551,18 @@ func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*L
 			id, how := "", ""
 			var also []string
 			if isMerge(c) {
-				if name := MergedBranch(in.Run, c.Subject); name != "" {
-					if t, ok := byName[name]; ok {
+				for _, name := range MergedBranches(in.Run, c.Subject) {
+					t, ok := byName[name]
+					if !ok {
+						t = names.Task(name)
+					}
+					if t == "" {
+						continue
+					}
+					if id == "" {
 						id = t
 					} else {
-						id = names.Task(name)
+						also = append(also, t)
 					}
 					how = "merge"
 				}

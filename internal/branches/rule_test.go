@@ -501,3 +501,45 @@ func TestDecideInterruptedCopy(t *testing.T) {
 		t.Errorf("2.2 with a branch beyond the interrupted one: %s (leftover %q), want completed with a leftover", st.Status, st.Leftover)
 	}
 }
+
+// A branch that reverts its own commit holds no work.
+func TestDecideRevertedOnBranch(t *testing.T) {
+	p := mustPlan(t, stdPlan)
+	walk := history("c1:B|[Task 2.1] User service", "c2:c1|Revert \"[Task 2.1] User service\"")
+	v := branches.Decide(branches.Input{Run: run, Plan: p, Branches: []branches.Branch{br(b21, "c2")}, Walk: walk})
+	checkStates(t, p, v, map[string]want{"2.1": {branches.Empty, 0, "", b21}})
+	if len(v.States[2].Doubts) == 0 || !strings.Contains(v.States[2].Doubts[0], "reverts 1 commit(s) of its own") {
+		t.Errorf("doubts %q do not name the revert", v.States[2].Doubts)
+	}
+	// A revert of another's commit (something it brought in) takes only
+	// that away.
+	walk = history("c1:B|[Task 2.1] User service", "c2:c1|Revert \"[Task 2.1] User service\"", "c3:c2|[Task 2.1] User service, again")
+	v = branches.Decide(branches.Input{Run: run, Plan: p, Branches: []branches.Branch{br(b21, "c3")}, Walk: walk})
+	checkStates(t, p, v, map[string]want{"2.1": {branches.Completed, 1, "", b21}})
+}
+
+// The next task's branch made at an interrupted task's tip (a sequential
+// hand-off) holds nothing more of the interrupted task's than the attempt.
+func TestDecideInterruptedHandOff(t *testing.T) {
+	p := mustPlan(t, stdPlan)
+	walk := history("c1:B|[Task 2.1] User service, part one")
+	v := branches.Decide(branches.Input{Run: run, Plan: p,
+		Branches: []branches.Branch{br(b21, "c1"), br(b22, "c1")}, Walk: walk,
+		Interrupted: map[string]string{b21: "worktree w holds uncommitted changes"}})
+	checkStates(t, p, v, map[string]want{
+		"2.1": {branches.Interrupted, 1, "", b21},
+		"2.2": {branches.Empty, 0, "", b22},
+	})
+	if v.States[2].InterruptedBranch != b21 {
+		t.Errorf("InterruptedBranch = %q, want %s", v.States[2].InterruptedBranch, b21)
+	}
+	// Once 2.2 commits on top, 2.1 is still interrupted and 2.2 done.
+	walk = history("c1:B|[Task 2.1] User service, part one", "c2:c1|[Task 2.2] Product service")
+	v = branches.Decide(branches.Input{Run: run, Plan: p,
+		Branches: []branches.Branch{br(b21, "c1"), br(b22, "c2")}, Walk: walk,
+		Interrupted: map[string]string{b21: "worktree w holds uncommitted changes"}})
+	checkStates(t, p, v, map[string]want{
+		"2.1": {branches.Interrupted, 1, "", b21},
+		"2.2": {branches.Completed, 1, "2.1", b22},
+	})
+}

@@ -88,6 +88,7 @@ const (
 	OpSaveAdmin       = "save_admin"
 	OpSaveRaw         = "save_raw"
 	OpSaveBranch      = "save_branch"
+	OpSaveReflog      = "save_reflog"
 	OpSaveClaim       = "save_claim"
 	OpRemoveWorktree  = "remove_worktree"
 	OpPruneWorktree   = "prune_worktree"
@@ -249,6 +250,8 @@ type cleaner struct {
 	prefix  string
 	// names gives each save of the clean its own ref name, across waves.
 	names *namer
+	// lost is, per branch to delete, the work only its reflog holds.
+	lost map[string]resume.LostWork
 }
 
 // changed reports whether the clean changed the run (its report must be
@@ -301,6 +304,19 @@ func (c *cleaner) run() error {
 	c.res.Actions = append(c.res.Actions, sel.Skips...)
 	if len(sel.Targets) == 0 && len(sel.Branches) == 0 && len(sel.Claims) == 0 {
 		return nil
+	}
+	// Deleting a branch deletes its reflog: what only that reflog still
+	// names is saved with the branch. Read before anything changes.
+	if !c.opts.NoBackup && len(sel.Branches) > 0 {
+		tips := map[string]string{}
+		for _, bt := range sel.Branches {
+			if bt.B.Remote == "" {
+				tips[bt.B.Name] = bt.B.OID
+			}
+		}
+		if c.lost, err = resume.ReflogLost(c.ctx, c.repo, tips); err != nil {
+			return fmt.Errorf("read the reflogs of the branches to delete: %w", err)
+		}
 	}
 	stamp := Stamp(c.opts.Now)
 	if c.lock != nil {

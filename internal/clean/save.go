@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -104,6 +105,21 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 	}
 	if c.opts.NoBackup {
 		return saves
+	}
+	// Commits only a deleted branch's reflog names (a task branch reset
+	// past its work), read before anything changed.
+	task := map[string]string{}
+	for _, bt := range sel.Branches {
+		task[bt.B.Name] = bt.Task
+	}
+	for _, name := range sortedNames(c.lost) {
+		for k, tip := range c.lost[name].Tips {
+			a := c.add(&Action{Op: OpSaveReflog, Task: task[name], Branch: name, Commit: tip,
+				Ref:    fmt.Sprintf("%sreflog/%s/%d", c.prefix, name, k),
+				Reason: fmt.Sprintf("%d commit(s) only the branch's reflog holds", c.lost[name].Count)})
+			a.Command = "git log " + tip
+			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: tip})
+		}
 	}
 	for _, cl := range sel.Claims {
 		a := c.add(&Action{Op: OpSaveClaim, Task: cl.Task, Commit: cl.Commit, Ref: names.name(c.prefix+"claim/", cl.Task),
@@ -269,4 +285,13 @@ func snapTip(snap *worktree.Snapshot, head string) string {
 		return snap.Commit
 	}
 	return head
+}
+
+func sortedNames(m map[string]resume.LostWork) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -200,7 +200,7 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 					Message: fmt.Sprintf("task %s has other branches: %s (%s)", t.ID, strings.Join(tk.Duplicates, ", "), counted)})
 			}
 			if s.Status == branches.Interrupted {
-				tk.Interrupted = &Interruption{Why: s.Interrupted, Worktree: st.stops[s.Branch.Name].path}
+				tk.Interrupted = &Interruption{Why: s.Interrupted, Worktree: st.stops[s.InterruptedBranch].path}
 			}
 			leftover := s.Leftover
 			if w := tk.Worktree; leftover == "" && s.Status.Done() && w != nil && !w.Main && !w.Shared && w.Staged+w.Unstaged+w.Untracked > 0 {

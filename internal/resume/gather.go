@@ -532,7 +532,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			}
 		}
 		if len(empty) > 0 {
-			lost, err := reflogLost(ctx, repo, empty)
+			lost, err := ReflogLost(ctx, repo, empty)
 			if err != nil {
 				return nil, fmt.Errorf("read the reflogs of empty task branches: %w", err)
 			}

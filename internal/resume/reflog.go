@@ -21,9 +21,12 @@ type LostWork struct {
 	Commit  string // the newest such commit (full id) the reflog names
 	Subject string
 	Count   int // commits reachable from the reflog's entries and from no ref (branch, tag, remote-tracking, refs/taskclean/*) nor HEAD of any worktree
+	// Tips are the lost commits no other lost commit leads to, newest
+	// reflog entry first: keeping them keeps all Count commits.
+	Tips []string
 }
 
-// reflogLost reads, for each named local branch, its reflog file directly
+// ReflogLost reads, for each named local branch, its reflog file directly
 // (<common dir>/logs/refs/heads/<name>; format per line: "<old> <new> <name> <email> <time> <tz>\t<message>"),
 // collects the entries' new ids that differ from the branch's current tip,
 // and asks git once (one process for all branches together, revisions on stdin) which commits
@@ -33,7 +36,7 @@ type LostWork struct {
 // that only moved the branch forward and ends at the tip) are left out
 // without asking git, so that a branch that was only ever committed to
 // costs no process at all. Whatever else the reflog names, git decides.
-func reflogLost(ctx context.Context, repo *gitcmd.Repo, tips map[string]string) (map[string]LostWork, error) {
+func ReflogLost(ctx context.Context, repo *gitcmd.Repo, tips map[string]string) (map[string]LostWork, error) {
 	dir := repo.CommonDir
 	if dir == "" {
 		dir = repo.GitDir
@@ -317,10 +320,19 @@ func lostFor(branch string, cs []reflogCandidate, lost map[string]lostCommit) (L
 		}
 	}
 	best := reflogCandidate{pos: -1}
+	var tips []reflogCandidate
 	for _, c := range cs {
-		if isCand[c.id] && !covered[c.id] && c.pos > best.pos {
-			best = c
+		if isCand[c.id] && !covered[c.id] {
+			tips = append(tips, c)
+			if c.pos > best.pos {
+				best = c
+			}
 		}
 	}
-	return LostWork{Branch: branch, Commit: best.id, Subject: lost[best.id].subject, Count: len(seen)}, true
+	sort.SliceStable(tips, func(i, j int) bool { return tips[i].pos > tips[j].pos })
+	w := LostWork{Branch: branch, Commit: best.id, Subject: lost[best.id].subject, Count: len(seen)}
+	for _, c := range tips {
+		w.Tips = append(w.Tips, c.id)
+	}
+	return w, true
 }

@@ -61,11 +61,18 @@ func squashInputs(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 // git cherry miss a squash of several commits. Only tasks whose work is on
 // a branch are checked.
 func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.TaskState, changes, cands gitcmd.Changes, landed, landedDef []gitcmd.LogEntry) error {
-	type cand struct{ oid, ref string }
+	type cand struct {
+		oid, ref string
+		time     int64
+	}
 	var tasks []*branches.TaskState
 	for i := range states {
 		s := &states[i]
-		if s.Branch != nil && s.From != "" && s.OwnCommits > 0 && (s.Landed == nil || s.Landed.How != "merge") && changes[s.Branch.OID] != "" {
+		// An interrupted attempt is never landed by a change that merely
+		// looks like it: a squash names nothing, and the attempt's
+		// leftovers say it did not finish.
+		if s.Branch != nil && s.From != "" && s.OwnCommits > 0 && s.Status != branches.Interrupted &&
+			(s.Landed == nil || s.Landed.How != "merge") && changes[s.Branch.OID] != "" {
 			tasks = append(tasks, s)
 		}
 	}
@@ -76,7 +83,7 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 	}{{landed, "base"}, {landedDef, "default"}} {
 		for _, c := range l.cs {
 			if cands[c.OID] != "" {
-				order = append(order, cand{c.OID, l.ref})
+				order = append(order, cand{c.OID, l.ref, c.Time})
 			}
 		}
 	}
@@ -93,6 +100,12 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 			continue
 		}
 		for _, c := range order {
+			// A squash is made from the task's work, so after it: an
+			// older commit with the same change (another task's, or a
+			// teammate's that the task copied) is not the task's landing.
+			if c.time < s.Branch.CommitTime.Unix() {
+				continue
+			}
 			if cands[c.oid] == ch {
 				found[s] = c
 				break

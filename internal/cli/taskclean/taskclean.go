@@ -221,6 +221,8 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 			fmt.Fprintf(w, "%s: %s\n", rel(a.Path), q(a.Reason))
 		case "save_branch":
 			fmt.Fprintf(w, "%ssave branch %s (%s) as %s\n", would, a.Branch, resume.Short(a.Commit), a.Ref)
+		case "save_reflog":
+			fmt.Fprintf(w, "%ssave what only the reflog of branch %s holds (%s: %s) as %s\n", would, a.Branch, resume.Short(a.Commit), a.Reason, a.Ref)
 		case "remove_worktree", "prune_worktree":
 			verb := map[string]string{"remove_worktree": "remove", "prune_worktree": "prune"}[a.Op]
 			line := fmt.Sprintf("%s%s worktree %s", would, verb, rel(a.Path))
