@@ -226,22 +226,14 @@ func sameWord(a, b string) bool {
 	return len(a) >= 4 && strings.HasPrefix(b, a)
 }
 
-// MergedBranch returns the name of the run's task branch a merge subject
-// names ("Merge branch 'x1-task-2-1-a'", "Merge pull request #3 from
+// MergedBranches returns the run's task branches a merge subject names
+// ("Merge branch 'x1-task-2-1-a'", "Merge pull request #3 from
 // owner/x1-task-2-1-a/wip", "Merge remote-tracking branch
-// 'origin/x1-task-2-1-a' into x1-main"), "" for none. Only the part
-// before " into " counts. The whole name
-// counts, "/" parts included: of the suffixes of a word that start after a
-// "/", the longest that starts with the run's task prefix.
-func MergedBranch(run, subject string) string {
-	if names := MergedBranches(run, subject); len(names) > 0 {
-		return names[0]
-	}
-	return ""
-}
-
-// MergedBranches is every branch of the run a merge subject names: an
-// octopus merge names several ("Merge branches 'a', 'b' and 'c' into x").
+// 'origin/x1-task-2-1-a' into x1-main", and every branch of an octopus's
+// "Merge branches 'a', 'b' and 'c' into x"). Only the part before " into "
+// counts. The whole name counts, "/" parts included: of the suffixes of a
+// word that start after a "/", the longest that starts with the run's task
+// prefix.
 func MergedBranches(run, subject string) []string {
 	// "Merge branch 'main' into x1-task-2-1-a" names the branch merged
 	// into, not one that landed.

@@ -122,7 +122,7 @@ func TestMergedBranch(t *testing.T) {
 		"Merge branch 'x1y2z3-main'":                                    "",
 		"Merge branch 'other1-task-1-1-schema'":                         "",
 	} {
-		if got := branches.MergedBranch(run, subject); got != want {
+		if got := strings.Join(branches.MergedBranches(run, subject), " "); got != want {
 			t.Errorf("%q: %q, want %q", subject, got, want)
 		}
 	}

@@ -29,8 +29,8 @@ import (
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
-// BackupRoot is where saved work lives.
-const BackupRoot = "refs/taskclean/"
+// BackupRoot is where saved work lives (the report reads it too).
+const BackupRoot = resume.BackupRoot
 
 // Options are the command's flags.
 type Options struct {
