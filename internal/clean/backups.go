@@ -79,9 +79,7 @@ func readBackups(ctx context.Context, repo *gitcmd.Repo, run string) ([]*Backup,
 			it.Head = bodyField(r.Body, "head")
 			it.Branch = strings.TrimPrefix(bodyField(r.Body, "branch"), "refs/heads/")
 			it.Task = bodyField(r.Body, "task")
-			// With a head, a HEAD-only save has one parent; without one
-			// (unborn), only saves of work exist.
-			it.Work = it.Head == "" || len(r.Parents) > 1
+			it.Work = resume.SaveHoldsWork(it.Head, len(r.Parents))
 		}
 		if kind == "branch" {
 			it.Branch = name

@@ -13,40 +13,12 @@ import (
 	"time"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // gitEnv isolates git from the user's and the system's configuration and
 // fixes identities, so that the tests see only the repositories they build.
-func gitEnv(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
-	t.Setenv("GIT_AUTHOR_NAME", "Ada")
-	t.Setenv("GIT_AUTHOR_EMAIL", "ada@example.com")
-	t.Setenv("GIT_COMMITTER_NAME", "Ada")
-	t.Setenv("GIT_COMMITTER_EMAIL", "ada@example.com")
-	t.Setenv("GIT_AUTHOR_DATE", "1700000000 +0000")
-	t.Setenv("GIT_COMMITTER_DATE", "1700000000 +0000")
-	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(home))
-	t.Setenv("GIT_TASKRESUME_TRACE", "")
-	// A test run from a git hook inherits these; they would redirect every
-	// command to the outer repository.
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_NAMESPACE"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
-	cfg := "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return home
-}
+func gitEnv(t *testing.T) string { return testbin.IsolateGit(t) }
 
 // git runs the real git binary for test setup, independent of the code
 // under test.

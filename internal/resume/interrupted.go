@@ -70,10 +70,7 @@ func readSaves(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, ref
 		if p, err := strconv.Unquote(s.path); err == nil {
 			s.path = p
 		}
-		// A save of HEAD alone is the HEAD commit itself (no save message);
-		// a save of work is a commit whose further parents are the index
-		// and the untracked files (or, on an unborn branch, none at all).
-		s.work = parents > 1 || s.head == "" && s.path != ""
+		s.work = SaveHoldsWork(s.head, parents)
 		saves = append(saves, s)
 	}
 	if objs != nil {
@@ -82,9 +79,11 @@ func readSaves(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, ref
 			if err != nil {
 				return nil, nil, err
 			}
+			// A commit's header starts with its tree: every parent line
+			// follows a newline.
 			header, msg, _ := strings.Cut(string(obj.Data), "\n\n")
 			_, body, _ := strings.Cut(msg, "\n\n")
-			add(r.Name, body, strings.Count(header, "\nparent ")+boolInt(strings.HasPrefix(header, "parent ")))
+			add(r.Name, body, strings.Count(header, "\nparent "))
 		}
 	} else {
 		saved, err := repo.SavedRefs(ctx, prefix)
@@ -102,11 +101,13 @@ func readSaves(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, ref
 	return discards, saves, nil
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+// SaveHoldsWork says whether a worktree save holds uncommitted work, from
+// its message's head and its parent count: a save of HEAD alone is a commit
+// of HEAD's tree with HEAD as its only parent; a save of work has the index
+// (and the untracked files) as further parents. On an unborn branch (no
+// head) there are only saves of work.
+func SaveHoldsWork(head string, parents int) bool {
+	return parents > 1 || head == ""
 }
 
 // interruption is why a task branch's last attempt stopped mid-way, and
@@ -180,15 +181,20 @@ func (st *State) interruptions(ctx context.Context, repo *gitcmd.Repo, wts []*Wo
 			}
 			if len(names) == 0 && w.Task != "" && w.Head != "" && (w.Unreachable > 0 || w.Staged+w.Unstaged+w.Untracked > 0) {
 				// The task's worktree went on past its branch, detached:
-				// one question to git per branch of the task.
+				// one question to git for the task's branches below HEAD.
+				var pats []string
 				for n, id := range taskOf {
-					if id == w.Task && tip[n] != "" && repo != nil {
-						if _, err := repo.Run(ctx, "merge-base", "--is-ancestor", "--end-of-options", tip[n], w.Head); err == nil {
-							names = append(names, n)
-						}
+					if id == w.Task && tip[n] != "" {
+						pats = append(pats, "refs/heads/"+n)
 					}
 				}
-				sort.Strings(names)
+				if len(pats) > 0 && repo != nil {
+					sort.Strings(pats)
+					args := append([]string{"for-each-ref", "--format=%(refname:lstrip=2)", "--merged", w.Head, "--end-of-options"}, pats...)
+					if out, err := repo.Run(ctx, args...); err == nil {
+						names = strings.Fields(string(out))
+					}
+				}
 			}
 		}
 		for _, n := range names {

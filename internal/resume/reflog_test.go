@@ -3,13 +3,13 @@ package resume
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // reflogRepo creates a repository, isolated from the user's and the
@@ -17,32 +17,7 @@ import (
 // repository's directory.
 func reflogRepo(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
-	t.Setenv("GIT_AUTHOR_NAME", "Ada")
-	t.Setenv("GIT_AUTHOR_EMAIL", "ada@example.com")
-	t.Setenv("GIT_COMMITTER_NAME", "Ada")
-	t.Setenv("GIT_COMMITTER_EMAIL", "ada@example.com")
-	t.Setenv("GIT_AUTHOR_DATE", "1700000000 +0000")
-	t.Setenv("GIT_COMMITTER_DATE", "1700000000 +0000")
-	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(home))
-	t.Setenv("GIT_TASKRESUME_TRACE", "")
-	// A test run from a git hook inherits these; they would send every
-	// command to the outer repository.
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_NAMESPACE"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
-	cfg := "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testbin.IsolateGit(t)
 	dir := filepath.Join(t.TempDir(), "repo")
 	reflogGit(t, filepath.Dir(dir), "init", "-q", dir)
 	reflogCommit(t, dir, "base")
@@ -51,16 +26,7 @@ func reflogRepo(t *testing.T) string {
 
 // reflogGit runs the real git for test setup, apart from the code under
 // test (and from its process count).
-func reflogGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, out)
-	}
-	return strings.TrimRight(string(out), "\n")
-}
+func reflogGit(t *testing.T, dir string, args ...string) string { return testbin.Git(t, dir, args...) }
 
 // reflogCommit makes an empty commit and returns its id. Messages must
 // differ between tests' commits: with fixed dates, equal messages on the

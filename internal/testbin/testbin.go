@@ -75,6 +75,39 @@ type Result struct {
 	Code           int
 }
 
+// IsolateGit pins git's environment for one test, for package tests that
+// run git without the built commands: a fresh HOME with only a default
+// branch set, no system configuration, fixed identities and dates, no
+// repository above the test's directories, and none of the GIT_* variables
+// a git hook would pass on (they would send every command to the outer
+// repository). It returns HOME.
+func IsolateGit(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git not installed")
+	}
+	home := t.TempDir()
+	for k, v := range map[string]string{
+		"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": filepath.Join(home, ".gitconfig"),
+		"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
+		"GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com",
+		"GIT_AUTHOR_DATE": "1700000000 +0000", "GIT_COMMITTER_DATE": "1700000000 +0000",
+		"GIT_CEILING_DIRECTORIES": filepath.Dir(home), "GIT_TASKRESUME_TRACE": "",
+	} {
+		t.Setenv(k, v)
+	}
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_NAMESPACE"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	cfg := "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
 // Run runs a command in dir with extra environment and returns what it
 // printed and its exit code.
 func Run(dir string, env []string, name string, args ...string) Result {
