@@ -7,6 +7,11 @@
 // so of several racers exactly one wins. On a remote the same update is a
 // push with --force-with-lease=<ref>:<expected>, which the receiving git
 // checks under the same lock. No server of ours is involved.
+//
+// A claim taken through a remote lives there: the remote's ref is the
+// claim, read with ls-remote each time it matters; the repository keeps a
+// copy (its commit says which remote it lives on) only so that a report
+// without the remote can show it.
 package claims
 
 import (
@@ -18,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 )
@@ -36,6 +42,12 @@ type Claim struct {
 	Since   time.Time `json:"since"`
 	Expires time.Time `json:"expires"`
 	Expired bool      `json:"expired"`
+	// Remote is where the claim lives: the remote it was taken through,
+	// "" for this repository.
+	Remote string `json:"remote,omitempty"`
+	// Cached: only this repository's copy of a remote's claim was read,
+	// not the remote (the claim may have changed there since).
+	Cached bool `json:"cached,omitempty"`
 }
 
 // Ref is the claim ref of a task.
@@ -52,7 +64,26 @@ func DefaultHolder() string {
 	return fmt.Sprintf("%s@%s:%d", name, host, os.Getpid())
 }
 
-// Read returns the run's claims by task id.
+// ValidHolder checks a holder name given with --as. The name is written as
+// one line of the claim's commit: a line break would let one holder write
+// another's name (and then renew or release that one's claim).
+func ValidHolder(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return errors.New("--as: the holder name is empty")
+	}
+	if len(name) > 200 {
+		return fmt.Errorf("--as: the holder name is %d bytes long; keep it under 200", len(name))
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || r == unicode.ReplacementChar {
+			return fmt.Errorf("--as %q: a holder name cannot hold control characters or invalid UTF-8", name)
+		}
+	}
+	return nil
+}
+
+// Read returns the run's claims as this repository holds them, by task id:
+// its own claims, and its copies of claims that live on a remote (Cached).
 func Read(ctx context.Context, repo *gitcmd.Repo, run string, now time.Time) (map[string]*Claim, error) {
 	refs, err := repo.SavedRefs(ctx, Root+run+"/")
 	if err != nil {
@@ -63,6 +94,7 @@ func Read(ctx context.Context, repo *gitcmd.Repo, run string, now time.Time) (ma
 		c := parse(r.Body)
 		c.Task = strings.TrimPrefix(r.Name, Root+run+"/")
 		c.Ref, c.Commit = r.Name, r.OID
+		c.Cached = c.Remote != ""
 		c.Expired = !c.Expires.IsZero() && !now.Before(c.Expires)
 		res[c.Task] = c
 	}
@@ -84,13 +116,16 @@ func parse(body string) *Claim {
 			c.Since, _ = time.Parse(time.RFC3339Nano, v)
 		case "expires":
 			c.Expires, _ = time.Parse(time.RFC3339Nano, v)
+		case "remote":
+			c.Remote = v
 		}
 	}
 	return c
 }
 
-// Make writes the commit that records a claim (not yet any ref).
-func Make(ctx context.Context, repo *gitcmd.Repo, run, id, holder string, ttl time.Duration, now time.Time) (string, error) {
+// Make writes the commit that records a claim (not yet any ref). remote
+// names where the claim will live ("" for this repository).
+func Make(ctx context.Context, repo *gitcmd.Repo, run, id, holder, remote string, ttl time.Duration, now time.Time) (string, error) {
 	w := repo.Runner
 	w.Write = true
 	out, err := w.RunInput(ctx, []byte{}, "hash-object", "-t", "tree", "-w", "--stdin")
@@ -100,6 +135,9 @@ func Make(ctx context.Context, repo *gitcmd.Repo, run, id, holder string, ttl ti
 	host, _ := os.Hostname()
 	msg := fmt.Sprintf("claim %s task %s\n\nholder %s\nhost %s\npid %d\nsince %s\nexpires %s\n",
 		run, id, holder, host, os.Getpid(), now.UTC().Format(time.RFC3339Nano), now.Add(ttl).UTC().Format(time.RFC3339Nano))
+	if remote != "" {
+		msg += "remote " + remote + "\n"
+	}
 	env := []string{"GIT_AUTHOR_NAME=git-taskresume", "GIT_AUTHOR_EMAIL=git-taskresume@localhost",
 		"GIT_COMMITTER_NAME=git-taskresume", "GIT_COMMITTER_EMAIL=git-taskresume@localhost"}
 	out, err = w.RunEnv(ctx, env, nil, "commit-tree", strings.TrimSpace(string(out)), "-m", msg)
@@ -109,55 +147,27 @@ func Make(ctx context.Context, repo *gitcmd.Repo, run, id, holder string, ttl ti
 	return strings.TrimSpace(string(out)), nil
 }
 
-// ErrTaken means another resumer changed the claim first.
+// ErrTaken means another resumer changed the claim first: the place where
+// it lives holds a value that is neither the expected one nor ours.
 var ErrTaken = errors.New("claim taken by another resumer")
 
-// Swap sets ref to newOID if it is still at old ("" for absent); newOID ""
-// deletes it. It fails with ErrTaken when the ref moved.
-func Swap(ctx context.Context, repo *gitcmd.Repo, ref, newOID, old string) error {
-	u := gitcmd.RefUpdate{Ref: ref, New: newOID, Old: old}
-	switch {
-	case old == "":
-		u.Op = "create"
-	case newOID == "":
-		u.Op = "delete"
-	default:
-		u.Op = "update"
+// Merge is the run's claims as a resumer reading remote sees them: the
+// remote's claims as they are now, this repository's own claims (a task
+// claimed here without the remote is held all the same), and copies of
+// other remotes' claims. Copies of remote's claims are dropped: the remote
+// was read. Where two claims hold one task, a live one is kept.
+func Merge(local, onRemote map[string]*Claim, remote string) map[string]*Claim {
+	res := map[string]*Claim{}
+	for id, c := range onRemote {
+		res[id] = c
 	}
-	if err := repo.UpdateRefs(ctx, []gitcmd.RefUpdate{u}); err != nil {
-		return fmt.Errorf("%w (%v)", ErrTaken, err)
+	for id, c := range local {
+		if c.Remote == remote {
+			continue
+		}
+		if cur := res[id]; cur == nil || cur.Expired && !c.Expired {
+			res[id] = c
+		}
 	}
-	return nil
-}
-
-// Fetch copies the remote's claims of run over the local ones: the remote
-// is the truth when several machines share it.
-func Fetch(ctx context.Context, repo *gitcmd.Repo, remote, run string) error {
-	w := repo.Runner
-	w.Write = true
-	spec := "+" + Root + run + "/*:" + Root + run + "/*"
-	if _, err := w.Run(ctx, "fetch", "--quiet", "--no-tags", "--prune", "--end-of-options", remote, spec); err != nil {
-		return fmt.Errorf("fetch claims from %s: %w", remote, err)
-	}
-	return nil
-}
-
-// Push sets ref on the remote to newOID ("" deletes) only if it is at old
-// there ("" for absent): one push with a lease, checked by the receiving git
-// under the ref's lock. The local copy follows on success.
-func Push(ctx context.Context, repo *gitcmd.Repo, remote, ref, newOID, old string) error {
-	w := repo.Runner
-	w.Write = true
-	src := newOID
-	_, err := w.Run(ctx, "push", "--quiet", "--porcelain", "--force-with-lease="+ref+":"+old,
-		"--end-of-options", remote, src+":"+ref)
-	if err != nil {
-		return fmt.Errorf("%w (%v)", ErrTaken, err)
-	}
-	if newOID == "" {
-		_, err = w.Run(ctx, "update-ref", "-d", ref)
-	} else {
-		_, err = w.Run(ctx, "update-ref", ref, newOID)
-	}
-	return err
+	return res
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
@@ -12,28 +13,40 @@ import (
 // ErrNoneFree means every runnable task is held by someone else.
 var ErrNoneFree = errors.New("no runnable task is free")
 
-// Request is one resumer's attempt to take a task.
+// Request is one resumer's attempt to take, renew or release a task.
 type Request struct {
-	Run      string
-	Remote   string // "" for a claim in the local repository only
+	Run string
+	// Remote is where a new claim is taken: "" for this repository only.
+	Remote   string
 	Holder   string
 	TTL      time.Duration
 	Now      time.Time
 	Runnable []string          // in plan order
-	Held     map[string]*Claim // the claims as last read
+	Held     map[string]*Claim // the claims as just read (Merge)
 	// Named is true when the holder gave its name (--as): only then is a
 	// task it already holds its own to take again (a default name is
 	// unique to one process).
 	Named bool
+	// Warn receives what went wrong without undoing the claim: a local
+	// copy of a remote's claim that could not be written.
+	Warn func(string)
+}
+
+func (r Request) warn(msg string) {
+	if r.Warn != nil {
+		r.Warn(msg)
+	}
 }
 
 // Take claims the first runnable task nobody holds, taking over an expired
 // claim the same way (expecting exactly the expired commit). A task the
-// holder already has is returned again, so a retry is harmless.
-func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (string, error) {
+// named holder already has is returned again, with again set: one name is
+// one holder, so a retry is harmless, and two resumers sharing a name share
+// its tasks.
+func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (id string, again bool, err error) {
 	for _, id := range req.Runnable {
 		if c := req.Held[id]; req.Named && c != nil && c.Holder == req.Holder && !c.Expired {
-			return id, nil
+			return id, true, nil
 		}
 	}
 	for _, id := range req.Runnable {
@@ -42,21 +55,24 @@ func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (string, error) {
 			if !c.Expired {
 				continue
 			}
-			old = c.Commit
+			// Taken over where the new claim goes: expect what is there.
+			if req.Remote == "" || c.Remote == req.Remote && !c.Cached {
+				old = c.Commit
+			}
 		}
-		oid, err := Make(ctx, repo, req.Run, id, req.Holder, req.TTL, req.Now)
+		oid, err := Make(ctx, repo, req.Run, id, req.Holder, req.Remote, req.TTL, req.Now)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
-		if err := set(ctx, repo, req.Remote, Ref(req.Run, id), oid, old); err != nil {
+		if err := set(ctx, repo, req.Remote, Ref(req.Run, id), oid, old, nil, req.warn); err != nil {
 			if errors.Is(err, ErrTaken) {
 				continue // someone else won this one: try the next task
 			}
-			return "", err
+			return "", false, err
 		}
-		return id, nil
+		return id, false, nil
 	}
-	return "", ErrNoneFree
+	return "", false, ErrNoneFree
 }
 
 // NotHolderError refuses to renew or release somebody else's claim.
@@ -66,38 +82,193 @@ func (e *NotHolderError) Error() string {
 	return fmt.Sprintf("task %s is claimed by %s, not %s: only the holder can renew or release it (pass --as)", e.Task, e.Holder, e.Caller)
 }
 
-// Renew extends the holder's claim: an update that expects the holder's own
-// last value, so a claim taken over meanwhile is not silently reclaimed.
-func Renew(ctx context.Context, repo *gitcmd.Repo, req Request, id string) error {
+// mine is the holder's claim of id, where it lives.
+func mine(req Request, id, verb string) (*Claim, error) {
 	c := req.Held[id]
 	if c == nil {
-		return fmt.Errorf("task %s is not claimed: nothing to renew", id)
+		return nil, fmt.Errorf("task %s is not claimed: nothing to %s (it expired and was dropped, or was never taken; claim again)", id, verb)
 	}
 	if c.Holder != req.Holder {
-		return &NotHolderError{Task: id, Holder: c.Holder, Caller: req.Holder}
+		return nil, &NotHolderError{Task: id, Holder: c.Holder, Caller: req.Holder}
 	}
-	oid, err := Make(ctx, repo, req.Run, id, req.Holder, req.TTL, req.Now)
+	if c.Cached {
+		return nil, fmt.Errorf("task %s is claimed on %s: %s it with --remote %s", id, c.Remote, verb, c.Remote)
+	}
+	return c, nil
+}
+
+// lost words a compare-and-swap lost by the holder itself.
+func lost(id string, err error) error {
+	return fmt.Errorf("task %s: the claim is no longer yours (taken over, or dropped after it expired): %s", id, strings.TrimPrefix(err.Error(), ErrTaken.Error()+": "))
+}
+
+// Renew extends the holder's claim: an update that expects the holder's own
+// last value, so a claim taken over or dropped meanwhile is not silently
+// reclaimed.
+func Renew(ctx context.Context, repo *gitcmd.Repo, req Request, id string) error {
+	c, err := mine(req, id, "renew")
 	if err != nil {
 		return err
 	}
-	return set(ctx, repo, req.Remote, c.Ref, oid, c.Commit)
+	oid, err := Make(ctx, repo, req.Run, id, req.Holder, c.Remote, req.TTL, req.Now)
+	if err != nil {
+		return err
+	}
+	if err := set(ctx, repo, c.Remote, c.Ref, oid, c.Commit, nil, req.warn); err != nil {
+		if errors.Is(err, ErrTaken) {
+			return lost(id, err)
+		}
+		return err
+	}
+	return nil
 }
 
 // Release drops the holder's claim, again only if it is still theirs.
 func Release(ctx context.Context, repo *gitcmd.Repo, req Request, id string) error {
-	c := req.Held[id]
-	if c == nil {
-		return fmt.Errorf("task %s is not claimed: nothing to release", id)
+	c, err := mine(req, id, "release")
+	if err != nil {
+		return err
 	}
-	if c.Holder != req.Holder {
-		return &NotHolderError{Task: id, Holder: c.Holder, Caller: req.Holder}
+	if err := set(ctx, repo, c.Remote, c.Ref, "", c.Commit, nil, req.warn); err != nil {
+		if errors.Is(err, ErrTaken) {
+			return lost(id, err)
+		}
+		return err
 	}
-	return set(ctx, repo, req.Remote, c.Ref, "", c.Commit)
+	return nil
 }
 
-func set(ctx context.Context, repo *gitcmd.Repo, remote, ref, oid, old string) error {
-	if remote != "" {
-		return Push(ctx, repo, remote, ref, oid, old)
+// Drop deletes a claim where it lives, only if it is still c.Commit, and
+// records it under save (a ref of this repository) in the same step: for a
+// claim of this repository one atomic transaction; for a remote's, the
+// leased push first, then the record. ErrTaken means the claim changed
+// meanwhile (its holder renewed it): it stays, and so must its worktree.
+func Drop(ctx context.Context, repo *gitcmd.Repo, c *Claim, save string, warn func(string)) error {
+	if c.Cached {
+		return fmt.Errorf("the claim lives on %s, which was not read (pass --remote %s)", c.Remote, c.Remote)
 	}
-	return Swap(ctx, repo, ref, oid, old)
+	var extra []gitcmd.RefUpdate
+	if save != "" {
+		extra = append(extra, gitcmd.RefUpdate{Op: "create", Ref: save, New: c.Commit})
+	}
+	return set(ctx, repo, c.Remote, c.Ref, "", c.Commit, extra, warn)
+}
+
+// set moves ref from old to newOID ("" for absent) where the claim lives:
+// this repository (remote "") or remote. Only a failed update after which
+// the ref holds a third value is ErrTaken; one after which it still holds
+// old (a lock held for a moment by a racer that then failed) is tried
+// again, twice; any other failure is git's own. extra ref updates of this
+// repository go with it: in the same transaction locally, after the push
+// for a remote.
+func set(ctx context.Context, repo *gitcmd.Repo, remote, ref, newOID, old string, extra []gitcmd.RefUpdate, warn func(string)) error {
+	for try := 0; ; try++ {
+		var err error
+		if remote == "" {
+			u := gitcmd.RefUpdate{Ref: ref, New: newOID, Old: old, Op: "update"}
+			switch {
+			case old == "":
+				u.Op = "create"
+			case newOID == "":
+				u.Op = "delete"
+			}
+			err = repo.UpdateRefs(ctx, append([]gitcmd.RefUpdate{u}, extra...))
+		} else {
+			err = push(ctx, repo, remote, ref, newOID, old)
+		}
+		if err == nil {
+			break
+		}
+		cur, rerr := current(ctx, repo, remote, ref)
+		if rerr != nil {
+			return fmt.Errorf("%s (and reading %s back: %s)", err, ref, gitcmd.OneLine(rerr))
+		}
+		if cur == newOID && newOID != "" {
+			break // it went through; the failure came after
+		}
+		if cur != old {
+			now := "absent"
+			if cur != "" {
+				now = "at " + cur
+			}
+			return fmt.Errorf("%w: %s is %s", ErrTaken, ref, now)
+		}
+		if try == 2 {
+			return err
+		}
+		time.Sleep(time.Duration(try+1) * 30 * time.Millisecond)
+	}
+	if remote == "" {
+		return nil
+	}
+	// The remote holds the claim now: this repository's copy is a cache,
+	// and failing to write it changes nothing of the claim.
+	u := gitcmd.RefUpdate{Op: "update", Ref: ref, New: newOID}
+	if newOID == "" {
+		u.Op = "delete"
+	}
+	w := repo.Runner
+	w.Write = true
+	var in strings.Builder
+	for _, x := range append([]gitcmd.RefUpdate{u}, extra...) {
+		switch x.Op {
+		case "delete":
+			fmt.Fprintf(&in, "delete %s\n", x.Ref)
+		default:
+			fmt.Fprintf(&in, "update %s %s\n", x.Ref, x.New)
+		}
+	}
+	if _, err := w.RunInput(ctx, []byte(in.String()), "update-ref", "--stdin"); err != nil && warn != nil {
+		warn(fmt.Sprintf("%s is set on %s, but this repository's copy was not written: %s", ref, remote, gitcmd.OneLine(err)))
+	}
+	return nil
+}
+
+// current is ref's value where the claim lives ("" when absent).
+func current(ctx context.Context, repo *gitcmd.Repo, remote, ref string) (string, error) {
+	if remote != "" {
+		refs, err := lsRemote(ctx, repo, remote, ref)
+		return refs[ref], err
+	}
+	out, err := repo.Run(ctx, "for-each-ref", "--format=%(objectname)", "--end-of-options", ref)
+	return strings.TrimSpace(string(out)), err
+}
+
+// push sets ref on remote to newOID ("" deletes) only if it is at old
+// there ("" for absent): one push with a lease, checked by the receiving
+// git under the ref's lock. The client's pre-push hook is not run: a claim
+// is bookkeeping, not the user's work.
+func push(ctx context.Context, repo *gitcmd.Repo, remote, ref, newOID, old string) error {
+	w := repo.Runner
+	w.Write = true
+	out, err := w.Run(ctx, "push", "--quiet", "--porcelain", "--no-verify", "--force-with-lease="+ref+":"+old,
+		"--end-of-options", remote, newOID+":"+ref)
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("push to %s: %s", remote, pushMessage(out, err))
+}
+
+// pushMessage is git's own account of a failed push on one line: the ref's
+// status from --porcelain ("[remote rejected] (pre-receive hook declined)")
+// and what the remote said, else git's error.
+func pushMessage(stdout []byte, err error) string {
+	var parts []string
+	for _, l := range strings.Split(string(stdout), "\n") {
+		if f := strings.Split(l, "\t"); len(f) == 3 && f[0] == "!" {
+			parts = append(parts, f[2])
+		}
+	}
+	var ge *gitcmd.Error
+	if errors.As(err, &ge) {
+		for _, l := range strings.Split(ge.Stderr, "\n") {
+			if s := strings.TrimSpace(strings.TrimPrefix(l, "remote:")); strings.HasPrefix(l, "remote:") && s != "" {
+				parts = append(parts, "remote: "+s)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return gitcmd.OneLine(err)
+	}
+	return strings.Join(parts, "; ")
 }

@@ -333,6 +333,11 @@ func (c *cleaner) run() error {
 	c.prefix = BackupRoot + c.opts.Run + "/" + stamp + "/"
 	c.res.Backup = c.prefix
 
+	// Claims go first, each by compare-and-swap where it lives: a holder
+	// that renewed its expired claim meanwhile makes the drop fail, and
+	// then its worktree stays. Nothing of a worktree is touched before.
+	c.dropClaims(sel, wantTask)
+
 	// A worktree inside another is stopped, saved and removed before the
 	// one around it (whose renaming aside would take it along): one wave
 	// after the other, each recorded before anything of it is removed.
@@ -365,7 +370,6 @@ func (c *cleaner) run() error {
 	if err := c.deleteBranches(sel.Branches, all); err != nil {
 		return err
 	}
-	c.dropClaims(sel.Claims, wantTask)
 	return nil
 }
 
@@ -374,6 +378,9 @@ func (c *cleaner) run() error {
 func (c *cleaner) innerGone(wave []*Target) []*Target {
 	var out []*Target
 	for _, t := range wave {
+		if t.skip != nil {
+			continue // kept already (its claim could not be dropped)
+		}
 		if p := t.innerKept(c.opts.DryRun); p != "" {
 			c.skip(t, "holds the worktree "+p+", which stays; removing it would take that worktree along")
 			continue

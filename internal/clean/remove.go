@@ -3,7 +3,6 @@ package clean
 import (
 	"errors"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/taskresume/git-taskresume/internal/claims"
@@ -134,15 +133,16 @@ func (c *cleaner) deleteBranches(brs []BranchTarget, targets []*Target) error {
 	return nil
 }
 
-// dropClaims drops claims in a transaction of their own: a claim renewed
-// meanwhile makes it fail without holding back the branch deletions.
-func (c *cleaner) dropClaims(cls []*claims.Claim, wantTask map[string]bool) {
-	if len(cls) == 0 {
-		return
+// dropClaims saves and drops the selected claims, one compare-and-swap
+// each where the claim lives (this repository, or the remote it was read
+// from), before any worktree is touched. A claim that changed meanwhile
+// (renewed by its holder), or that cannot be dropped, stays, and so do the
+// worktrees of its task unless they were named (--task, --all).
+func (c *cleaner) dropClaims(sel *Selection, wantTask map[string]bool) {
+	if c.names == nil {
+		c.names = newNamer()
 	}
-	var dels []gitcmd.RefUpdate
-	var acts []*Action
-	for _, cl := range cls {
+	for _, cl := range sel.Claims {
 		reason := "task complete"
 		switch {
 		case c.opts.All:
@@ -152,22 +152,47 @@ func (c *cleaner) dropClaims(cls []*claims.Claim, wantTask map[string]bool) {
 		case cl.Expired:
 			reason = "expired " + cl.Expires.UTC().Format(time.RFC3339)
 		}
-		dels = append(dels, gitcmd.RefUpdate{Op: "delete", Ref: cl.Ref, Old: cl.Commit})
-		acts = append(acts, c.add(&Action{Op: OpDropClaim, Task: cl.Task, Ref: cl.Ref, Commit: cl.Commit,
-			Reason: reason + "; held by " + cl.Holder}))
-	}
-	if c.opts.DryRun {
-		return
-	}
-	if err := c.transaction(dels); err != nil {
-		for _, a := range acts {
-			a.Op = OpSkipClaim
+		where := ""
+		if cl.Remote != "" {
+			where = " on " + cl.Remote
 		}
-		c.add(&Action{Op: OpSkipClaim, Reason: "a claim changed meanwhile (renewed?); rerun to drop the rest: " + strings.TrimSpace(gitcmd.OneLine(err))})
-		return
+		name := ""
+		if !c.opts.NoBackup {
+			name = c.names.name(c.prefix+"claim/", cl.Task)
+		}
+		save := func(done bool) {
+			if name != "" {
+				c.add(&Action{Op: OpSaveClaim, Task: cl.Task, Commit: cl.Commit, Ref: name, Reason: "held by " + cl.Holder, Done: done})
+			}
+			c.add(&Action{Op: OpDropClaim, Task: cl.Task, Ref: cl.Ref, Commit: cl.Commit,
+				Reason: reason + "; held by " + cl.Holder + where, Done: done})
+		}
+		if c.opts.DryRun {
+			save(false)
+			continue
+		}
+		var warns []string
+		err := claims.Drop(c.ctx, c.repo, cl, name, func(msg string) { warns = append(warns, msg) })
+		if err == nil {
+			save(true)
+			for _, w := range warns {
+				c.add(&Action{Op: OpSkipClaim, Task: cl.Task, Ref: cl.Ref, Reason: w})
+			}
+			c.steps.step()
+			continue
+		}
+		why := "cannot drop it: " + gitcmd.OneLine(err)
+		if errors.Is(err, claims.ErrTaken) {
+			why = "it changed meanwhile (renewed by its holder, or taken over)"
+		}
+		c.add(&Action{Op: OpSkipClaim, Task: cl.Task, Ref: cl.Ref, Commit: cl.Commit, Reason: why + "; it stays"})
+		if c.opts.All || wantTask[cl.Task] {
+			continue
+		}
+		for _, t := range sel.Targets {
+			if t.W.Task == cl.Task {
+				c.skip(t, "the claim of task "+cl.Task+" could not be dropped ("+why+"): its holder may be working in it")
+			}
+		}
 	}
-	for _, a := range acts {
-		a.Done = true
-	}
-	c.steps.step()
 }

@@ -121,11 +121,7 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: tip})
 		}
 	}
-	for _, cl := range sel.Claims {
-		a := c.add(&Action{Op: OpSaveClaim, Task: cl.Task, Commit: cl.Commit, Ref: names.name(c.prefix+"claim/", cl.Task),
-			Reason: "held by " + cl.Holder})
-		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: cl.Commit})
-	}
+	// Claims were saved as they were dropped, before any worktree.
 	return saves
 }
 

@@ -100,6 +100,13 @@ func (st *State) build(wts []*Worktree, v branches.Verdict) {
 		case st.Claims[w.Task] != nil && !st.Claims[w.Task].Expired:
 			// An orchestrator holds the task: its worktree is live work
 			// (git taskclean --task or --all still removes it).
+		case st.Claims[w.Task] != nil && st.Claims[w.Task].Cached && !done[w.Task]:
+			// Expired by this repository's copy, but the claim lives on a
+			// remote that was not read: its holder may have renewed it.
+			cl := st.Claims[w.Task]
+			rep.Problems = append(rep.Problems, Problem{Kind: "claim_not_read", Task: w.TaskID(),
+				Message: fmt.Sprintf("worktree %s: task %s is claimed on %s by %s, expired by this repository's copy; it is kept until a read with --remote %s shows the claim expired there",
+					w.Path, w.TaskID(), cl.Remote, cl.Holder, cl.Remote)})
 		case !done[w.Task]:
 			// Stale even while a process works in it or an operation is
 			// stopped there: the clean then skips it and says why

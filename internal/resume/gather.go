@@ -69,8 +69,17 @@ type State struct {
 	// local task branch (the local one is what counts).
 	RemoteCopies map[string]branches.Branch
 	Remote       string
-	// Claims are the run's task claims by task id.
+	// Claims are the run's task claims by task id: with a remote, the
+	// remote's as they are now, and this repository's own (claims.Merge).
 	Claims map[string]*claims.Claim
+	// ClaimsErr is why the remote's claims could not be read (Claims then
+	// holds this repository's copies only): a report says it, a claimer
+	// or a scheduler stops.
+	ClaimsErr error
+	// Unread are the run's task branches that exist only as remote-tracking
+	// branches of a remote that was not named: the report does not count
+	// them, so nothing may be handed out on its word.
+	Unread []string
 	States []branches.TaskState
 	// Verdict is the completion rule's answer, with the branches it could
 	// not give to any task.
@@ -197,10 +206,14 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	}
 	local := map[string]bool{}
 	var remoteOnly []branches.Branch
+	var remoteTask []string
 	st.RemoteCopies = map[string]branches.Branch{}
 	for _, r := range refs {
 		if strings.HasPrefix(r.Name, "refs/remotes/") && r.Name != "refs/remotes/origin/HEAD" &&
 			(remote == "" || !strings.HasPrefix(r.Name, remotePrefix)) {
+			if remote == "" && strings.Contains(r.Name, "/"+branches.TaskPrefix(run)) {
+				remoteTask = append(remoteTask, strings.TrimPrefix(r.Name, "refs/remotes/"))
+			}
 			continue // another remote's copy, or no --remote at all
 		}
 		byName[r.Name] = r
@@ -217,6 +230,16 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			b.Name, b.Remote = strings.TrimPrefix(r.Name, remotePrefix), remote
 			remoteOnly = append(remoteOnly, b)
 		}
+	}
+	// Task branches only a remote has, not read without --remote: the
+	// report would call their tasks not started.
+	for _, name := range remoteTask {
+		if _, branch, ok := strings.Cut(name, "/"+branches.TaskPrefix(run)); ok && !local[branches.TaskPrefix(run)+branch] {
+			st.Unread = append(st.Unread, name)
+		}
+	}
+	if len(st.Unread) > 0 {
+		rep.Problems = append(rep.Problems, Problem{Kind: "remote_branches_unread", Message: st.unreadMessage()})
 	}
 	// Local wins; a remote copy of a local branch is kept for comparison.
 	for _, b := range remoteOnly {
@@ -425,9 +448,26 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			)
 		},
 		func() error { runWts = st.classifyWorktrees(ctx, wts, m, !opts.Light); return nil },
+		func() error {
+			// The remote's claims as they are now: one ls-remote (and a
+			// fetch of claim commits this repository has not seen).
+			if remote != "" && !opts.Light {
+				onRemote, err := claims.ReadRemote(ctx, repo, remote, run, time.Now())
+				if err != nil {
+					st.ClaimsErr = err
+				} else {
+					st.Claims = claims.Merge(st.Claims, onRemote, remote)
+				}
+			}
+			return nil
+		},
 	)
 	if err != nil {
 		return nil, err
+	}
+	if st.ClaimsErr != nil {
+		rep.Problems = append(rep.Problems, Problem{Kind: "remote_claims_unread",
+			Message: st.ClaimsErr.Error() + "; the claims shown are this repository's copies"})
 	}
 	if repo.Shallow && start != "" {
 		if err := checkShallowLog(repo, start, landed, landedDef); err != nil {
@@ -785,4 +825,29 @@ func OpenChecked(ctx context.Context, prog string) (*gitcmd.Repo, error) {
 		return nil, verr
 	}
 	return repo, oerr
+}
+
+// unreadMessage says which task branches only a remote has, and the flag
+// that reads them.
+func (st *State) unreadMessage() string {
+	var remotes []string
+	seen := map[string]bool{}
+	for _, name := range st.Unread {
+		r, _, _ := strings.Cut(name, "/"+branches.TaskPrefix(st.opts.Run))
+		if !seen[r] {
+			seen[r] = true
+			remotes = append(remotes, r)
+		}
+	}
+	shown := st.Unread
+	more := ""
+	if len(shown) > 3 {
+		shown, more = shown[:3], fmt.Sprintf(" and %d more", len(st.Unread)-3)
+	}
+	flags := make([]string, len(remotes))
+	for i, r := range remotes {
+		flags[i] = "--remote " + r
+	}
+	return fmt.Sprintf("%d task branch(es) of run %s exist only as remote-tracking branches (%s%s): they are read only with %s; without it their tasks look not started",
+		len(st.Unread), st.opts.Run, strings.Join(shown, ", "), more, strings.Join(flags, " or "))
 }

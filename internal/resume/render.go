@@ -118,6 +118,12 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 				if t.Claim.Expired {
 					state = "expired"
 				}
+				switch {
+				case t.Claim.Cached:
+					state += ", on " + Display(t.Claim.Remote) + " as last seen here"
+				case t.Claim.Remote != "":
+					state += ", on " + Display(t.Claim.Remote)
+				}
 				line += fmt.Sprintf("  [claimed by %s, %s]", Display(t.Claim.Holder), state)
 			}
 			fmt.Fprintln(w, line)

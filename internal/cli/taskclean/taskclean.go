@@ -256,7 +256,11 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 		case "drop_claim":
 			fmt.Fprintf(w, "%sdrop claim of task %s (%s)\n", would, a.Task, q(a.Reason))
 		case "skip_claim":
-			fmt.Fprintf(w, "skip claims: %s\n", q(a.Reason))
+			if a.Task != "" {
+				fmt.Fprintf(w, "skip claim of task %s: %s\n", a.Task, q(a.Reason))
+			} else {
+				fmt.Fprintf(w, "skip claims: %s\n", q(a.Reason))
+			}
 		case "expire_backup":
 			fmt.Fprintf(w, "%sdelete saved %s\n", would, a.Ref)
 		}

@@ -90,8 +90,8 @@ func action(c *cli.Context, stdout io.Writer) error {
 		_, err = io.WriteString(stdout, page)
 		return err
 	}
-	if c.Bool("json") && c.Bool("next") {
-		return &cliutil.UsageError{Msg: "--json and --next cannot be used together"}
+	if err := checkModes(c); err != nil {
+		return err
 	}
 	if c.Bool("list") {
 		if c.NArg() > 0 {
@@ -114,12 +114,6 @@ func action(c *cli.Context, stdout io.Writer) error {
 	if _, err := resume.ValidRun(c.Args().First()); err != nil {
 		return err
 	}
-	if c.Bool("claim") && c.String("remote") != "" {
-		// The remote's claims are the truth: read them before choosing.
-		if err := claims.Fetch(ctx, repo, c.String("remote"), c.Args().First()); err != nil {
-			return err
-		}
-	}
 	st, err := resume.Gather(ctx, repo, resume.Options{
 		Run: c.Args().First(), PlanPath: c.String("plan"), Base: c.String("base"),
 		FromPhase: c.Int("from-phase"), Cwd: cwd, Remote: c.String("remote"),
@@ -135,6 +129,21 @@ func action(c *cli.Context, stdout io.Writer) error {
 			if c.Bool(f) {
 				return &resume.InputError{Msg: "--" + f + ": " + st.NoPlan()}
 			}
+		}
+	}
+	if c.Bool("claim") || c.Bool("next") || c.IsSet("renew") || c.IsSet("release") {
+		// These hand out or hold tasks: they must see every claim and
+		// every task branch there is, or say why they cannot.
+		if st.ClaimsErr != nil {
+			return st.ClaimsErr
+		}
+		if len(st.Unread) > 0 && (c.Bool("claim") || c.Bool("next")) {
+			mode := "--claim"
+			if c.Bool("next") {
+				mode = "--next"
+			}
+			return &resume.InputError{Msg: mode + ": " + st.Unread[0] + " and the run's other task branches on that remote are not read: pass --remote " +
+				strings.SplitN(st.Unread[0], "/", 2)[0] + ", or git config taskresume.remote"}
 		}
 	}
 	if c.Bool("claim") || c.IsSet("renew") || c.IsSet("release") {
@@ -295,16 +304,11 @@ func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
 // claim takes, renews or releases a task claim.
 func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.State, stdout io.Writer) error {
 	rep := st.Report
-	req := claims.Request{Run: rep.RunID, Remote: c.String("remote"), Holder: c.String("as"),
-		TTL: c.Duration("ttl"), Now: time.Now(), Held: st.Claims, Named: c.String("as") != ""}
-	if !req.Named && (c.IsSet("renew") || c.IsSet("release")) {
-		return &cliutil.UsageError{Msg: "--renew and --release need --as NAME: the name the claim was taken with"}
-	}
+	req := claims.Request{Run: rep.RunID, Remote: st.Remote, Holder: c.String("as"),
+		TTL: c.Duration("ttl"), Now: time.Now(), Held: st.Claims, Named: c.String("as") != "",
+		Warn: func(msg string) { fmt.Fprintln(os.Stderr, "warning: "+msg) }}
 	if req.Holder == "" {
 		req.Holder = claims.DefaultHolder()
-	}
-	if req.TTL <= 0 {
-		return &cliutil.UsageError{Msg: "--ttl must be positive, e.g. 30m"}
 	}
 	for _, f := range []string{"renew", "release"} {
 		if !c.IsSet(f) {
@@ -333,7 +337,7 @@ func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.St
 	if rep.Resume != nil {
 		req.Runnable = rep.Resume.Tasks
 	}
-	id, err := claims.Take(ctx, repo, req)
+	id, again, err := claims.Take(ctx, repo, req)
 	if errors.Is(err, claims.ErrNoneFree) {
 		fmt.Fprintf(os.Stderr, "no runnable task of run %s is free\n", rep.RunID)
 		return &cliutil.ExitError{Code: cliutil.ExitIncomplete}
@@ -341,13 +345,23 @@ func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.St
 	if err != nil {
 		return err
 	}
+	if again {
+		c := st.Claims[id]
+		fmt.Fprintf(os.Stderr, "warning: %s already holds task %s (since %s): one name is one holder; give each resumer its own --as\n",
+			req.Holder, id, c.Since.UTC().Format(time.RFC3339))
+	}
 	if !c.Bool("json") {
 		fmt.Fprintln(stdout, id)
 		return nil
 	}
-	fresh, err := claims.Read(ctx, repo, rep.RunID, time.Now())
-	if err != nil {
-		return err
+	fresh := st.Claims
+	if !again {
+		if fresh, err = claims.Read(ctx, repo, rep.RunID, time.Now()); err != nil {
+			return err
+		}
+		if cl := fresh[id]; cl != nil && cl.Remote == st.Remote {
+			cl.Cached = false // just written there
+		}
 	}
 	for _, ph := range rep.Phases {
 		for _, t := range ph.Tasks {
@@ -357,6 +371,44 @@ func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.St
 				enc.SetIndent("", "  ")
 				return enc.Encode(t)
 			}
+		}
+	}
+	return nil
+}
+
+// checkModes refuses flags that ask for two things at once, or for nothing
+// they could do: one mode per call, so that no flag is dropped silently.
+func checkModes(c *cli.Context) error {
+	var modes []string
+	for _, f := range []string{"list", "next", "claim", "renew", "release"} {
+		if c.IsSet(f) {
+			modes = append(modes, "--"+f)
+		}
+	}
+	if len(modes) > 1 {
+		return &cliutil.UsageError{Msg: strings.Join(modes, " and ") + " cannot be used together: one of them per call"}
+	}
+	mode := "the report"
+	if len(modes) == 1 {
+		mode = modes[0]
+	}
+	switch {
+	case c.Bool("json") && (mode == "--next" || mode == "--renew" || mode == "--release"):
+		return &cliutil.UsageError{Msg: "--json and " + mode + " cannot be used together"}
+	case c.Bool("exit-code") && mode != "the report" && mode != "--next":
+		return &cliutil.UsageError{Msg: "--exit-code cannot be used with " + mode + ": it gates on the report"}
+	case c.IsSet("as") && (mode == "the report" || mode == "--list"):
+		return &cliutil.UsageError{Msg: "--as names a claimer: use it with --claim, --renew, --release or --next"}
+	case c.IsSet("ttl") && mode != "--claim" && mode != "--renew":
+		return &cliutil.UsageError{Msg: "--ttl is for --claim and --renew"}
+	case (mode == "--renew" || mode == "--release") && c.String("as") == "":
+		return &cliutil.UsageError{Msg: mode + " needs --as NAME: the name the claim was taken with"}
+	case c.IsSet("ttl") && c.Duration("ttl") <= 0:
+		return &cliutil.UsageError{Msg: "--ttl must be positive, e.g. 30m"}
+	}
+	if c.IsSet("as") {
+		if err := claims.ValidHolder(c.String("as")); err != nil {
+			return &cliutil.UsageError{Msg: err.Error()}
 		}
 	}
 	return nil
