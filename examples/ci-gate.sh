@@ -58,6 +58,16 @@ if [ -z "$(git for-each-ref --count=1 --format=x "refs/heads/$run-main" "refs/re
   base=--base=$remote/$GITHUB_BASE_REF
 fi
 
+# A branch that ends in -main but has no task branch and no plan (sync-main,
+# release-main) is no run's either.
+if [ -z "$(git for-each-ref --count=1 --format=x "refs/remotes/$remote/$run-task-*")" ]; then
+  json=$(git taskresume "$run" --remote "$remote" ${base:+"$base"} --json 2>/dev/null || true)
+  case $json in *'"plan": null'*)
+    echo "not a plan run: $run has no task branch and no plan; nothing to check"
+    exit 0 ;;
+  esac
+fi
+
 # With --remote the tool reads the run's claims (refs/taskclaims/<run>/*)
 # live from the remote, with one ls-remote: no need to fetch them here.
 git taskresume "$run" --remote "$remote" ${base:+"$base"}
