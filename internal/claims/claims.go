@@ -95,10 +95,17 @@ func Read(ctx context.Context, repo *gitcmd.Repo, run string, now time.Time) (ma
 		c.Task = strings.TrimPrefix(r.Name, Root+run+"/")
 		c.Ref, c.Commit = r.Name, r.OID
 		c.Cached = c.Remote != ""
-		c.Expired = !c.Expires.IsZero() && !now.Before(c.Expires)
+		c.Expired = expired(c, now)
 		res[c.Task] = c
 	}
 	return res, nil
+}
+
+// expired: past its expiry, or without a readable one (a ref someone else
+// wrote there, a commit of another tool): such a claim must not hold its
+// task for ever, so it may be taken over.
+func expired(c *Claim, now time.Time) bool {
+	return c.Expires.IsZero() || !now.Before(c.Expires)
 }
 
 func parse(body string) *Claim {
@@ -170,4 +177,16 @@ func Merge(local, onRemote map[string]*Claim, remote string) map[string]*Claim {
 		}
 	}
 	return res
+}
+
+// StaleCopies are this repository's copies of remote's claims that the
+// remote no longer holds as copied (dropped, released or renewed there).
+func StaleCopies(local, onRemote map[string]*Claim, remote string) []*Claim {
+	var out []*Claim
+	for id, c := range local {
+		if c.Remote == remote && (onRemote[id] == nil || onRemote[id].Commit != c.Commit) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -240,10 +240,17 @@ func TestClaimNeverDecidesCompletion(t *testing.T) {
 	if tk := report(t, repo)["2.1"]; tk.Status != "completed" {
 		t.Fatalf("2.1 with commits: %s", tk.Status)
 	}
-	// A finished task's claim is dropped by the next clean, saved first.
+	// A live claim of a finished task stays through a clean: by the rule a
+	// task is done at its first commit, while its holder may go on.
+	if out := testbin.Git(t, repo, "taskclean", "--run", run); strings.Contains(out, "drop claim") {
+		t.Fatalf("clean dropped a live claim of a finished task:\n%s", out)
+	}
+	// Once it expires, the next clean drops it, saved first.
+	testbin.Git(t, repo, "taskresume", run, "--renew", "2.1", "--as", "me", "--ttl", "1s")
+	time.Sleep(1100 * time.Millisecond)
 	out := testbin.Git(t, repo, "taskclean", "--run", run)
 	if !strings.Contains(out, "drop claim of task 2.1") {
-		t.Fatalf("clean did not drop the finished task's claim:\n%s", out)
+		t.Fatalf("clean did not drop the finished task's expired claim:\n%s", out)
 	}
 	if refs := testbin.Git(t, repo, "for-each-ref", "refs/taskclaims/"); refs != "" {
 		t.Fatalf("claims left: %s", refs)

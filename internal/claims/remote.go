@@ -13,69 +13,114 @@ import (
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 )
 
-// ReadRemote returns the run's claims as they are on remote now, by task id.
-// It writes no ref: resumers racing on one machine must not race on shared
-// local refs too. The claims' commits are fetched when this repository does
-// not have them yet (objects only).
-func ReadRemote(ctx context.Context, repo *gitcmd.Repo, remote, run string, now time.Time) (map[string]*Claim, error) {
+// Timeout bounds every exchange with a remote (ls-remote, fetch, push): a
+// remote that hangs must not hang a report or a claimer.
+var Timeout = 60 * time.Second
+
+// View is what one ls-remote tells about a run on a remote.
+type View struct {
+	// Claims are the remote's claims of the run now, by task id.
+	Claims map[string]*Claim
+	// Heads are the remote's refs matching the extra patterns asked for
+	// (the run's branches), full name to id.
+	Heads map[string]string
+}
+
+// ReadRemote returns the run's claims as they are on remote now, with the
+// remote's refs matching heads (one ls-remote lists them all: git sends the
+// whole ref list for any pattern). readFrom is where to read: the remote's
+// push URL when it differs from its fetch URL, as claims are written there;
+// "" for the remote itself. It writes no ref: resumers racing on one
+// machine must not race on shared local refs too. The claims' commits are
+// fetched when this repository does not have them yet (objects only).
+func ReadRemote(ctx context.Context, repo *gitcmd.Repo, remote, readFrom, run string, now time.Time, heads ...string) (*View, error) {
+	if readFrom == "" {
+		readFrom = remote
+	}
 	prefix := Root + run + "/"
-	refs, err := lsRemote(ctx, repo, remote, prefix+"*")
-	if err != nil {
-		return nil, fmt.Errorf("read the claims on %s: %s", remote, gitcmd.OneLine(err))
-	}
-	res := map[string]*Claim{}
-	if len(refs) == 0 {
-		return res, nil
-	}
-	var oids []string
-	for ref, oid := range refs {
-		if strings.HasPrefix(ref, prefix) {
-			oids = append(oids, oid)
+	for try := 0; ; try++ {
+		refs, err := lsRemote(ctx, repo, readFrom, append([]string{prefix + "*"}, heads...)...)
+		if err != nil {
+			return nil, fmt.Errorf("read the claims on %s: %s", remote, gitcmd.OneLine(err))
 		}
-	}
-	bodies, missing, err := commitBodies(ctx, repo, oids)
-	if err != nil {
-		return nil, err
-	}
-	if len(missing) > 0 {
-		w := repo.Runner
-		w.Write = true
-		// By id first (what protocol v2 servers and forges allow); an
-		// older server may only hand out what its refs name.
-		args := append([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--end-of-options", remote}, missing...)
-		if _, err := w.Run(ctx, args...); err != nil {
-			if _, err := w.Run(ctx, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--end-of-options", remote, prefix+"*"); err != nil {
-				return nil, fmt.Errorf("fetch the claims on %s: %s", remote, gitcmd.OneLine(err))
+		v := &View{Claims: map[string]*Claim{}, Heads: map[string]string{}}
+		oids := map[string]string{} // id to ref
+		for ref, oid := range refs {
+			if strings.HasPrefix(ref, prefix) {
+				oids[oid] = ref
+			} else if strings.HasPrefix(ref, "refs/heads/") {
+				v.Heads[ref] = oid
 			}
 		}
-		more, still, err := commitBodies(ctx, repo, missing)
+		bodies, missing, err := commitBodies(ctx, repo, keys(oids))
 		if err != nil {
 			return nil, err
 		}
-		if len(still) > 0 {
-			return nil, fmt.Errorf("the claims on %s changed while they were read (commit %s not fetched): try again", remote, still[0])
+		if len(missing) > 0 {
+			w := repo.Runner
+			w.Write = true
+			// By id first (what protocol v2 servers and forges allow); a
+			// server that refuses ids gets the claims' names.
+			args := append([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--end-of-options", readFrom}, missing...)
+			if _, err := runRemote(ctx, w, remote, args...); err != nil {
+				args = []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--end-of-options", readFrom}
+				for _, oid := range missing {
+					args = append(args, oids[oid])
+				}
+				if _, err := runRemote(ctx, w, remote, args...); err != nil {
+					return nil, fmt.Errorf("fetch the claims on %s: %s", remote, gitcmd.OneLine(err))
+				}
+			}
+			more, still, err := commitBodies(ctx, repo, missing)
+			if err != nil {
+				return nil, err
+			}
+			if len(still) > 0 {
+				// Fetched by name, a claim that moved meanwhile brings its
+				// new commit: read the list again.
+				if try < 2 {
+					continue
+				}
+				return nil, fmt.Errorf("the claims on %s kept changing while they were read (commit %s not fetched): try again", remote, still[0])
+			}
+			for k, b := range more {
+				bodies[k] = b
+			}
 		}
-		for k, v := range more {
-			bodies[k] = v
+		for oid, ref := range oids {
+			c := parse(bodies[oid])
+			c.Task = strings.TrimPrefix(ref, prefix)
+			c.Ref, c.Commit, c.Remote, c.Cached = ref, oid, remote, false
+			c.Expired = expired(c, now)
+			v.Claims[c.Task] = c
 		}
+		return v, nil
 	}
-	for ref, oid := range refs {
-		if !strings.HasPrefix(ref, prefix) {
-			continue
-		}
-		c := parse(bodies[oid])
-		c.Task = strings.TrimPrefix(ref, prefix)
-		c.Ref, c.Commit, c.Remote, c.Cached = ref, oid, remote, false
-		c.Expired = !c.Expires.IsZero() && !now.Before(c.Expires)
-		res[c.Task] = c
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	return res, nil
+	return out
+}
+
+// runRemote runs a git command that talks to remote, bounded by Timeout.
+func runRemote(ctx context.Context, w gitcmd.Runner, remote string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	out, err := w.Run(ctx, args...)
+	if err != nil && ctx.Err() != nil {
+		return out, fmt.Errorf("%s did not answer within %s", remote, Timeout)
+	}
+	return out, err
 }
 
 // lsRemote lists the refs of remote matching patterns: name to id.
 func lsRemote(ctx context.Context, repo *gitcmd.Repo, remote string, patterns ...string) (map[string]string, error) {
 	args := append([]string{"ls-remote", "--refs", remote}, patterns...)
-	out, err := repo.Run(ctx, args...)
+	out, err := runRemote(ctx, repo.Runner, remote, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +138,9 @@ func lsRemote(ctx context.Context, repo *gitcmd.Repo, remote string, patterns ..
 // commitBodies reads the messages of commits by id with one cat-file; ids
 // this repository lacks are returned as missing.
 func commitBodies(ctx context.Context, repo *gitcmd.Repo, oids []string) (map[string]string, []string, error) {
+	if len(oids) == 0 {
+		return map[string]string{}, nil, nil
+	}
 	in := strings.Join(oids, "\n") + "\n"
 	out, err := repo.RunInput(ctx, []byte(in), "cat-file", "--batch")
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -17,7 +19,10 @@ var ErrNoneFree = errors.New("no runnable task is free")
 type Request struct {
 	Run string
 	// Remote is where a new claim is taken: "" for this repository only.
-	Remote   string
+	Remote string
+	// ReadFrom is where the remote's claims are read back from: its push
+	// URL when that differs from its fetch URL; "" for Remote itself.
+	ReadFrom string
 	Holder   string
 	TTL      time.Duration
 	Now      time.Time
@@ -27,6 +32,10 @@ type Request struct {
 	// task it already holds its own to take again (a default name is
 	// unique to one process).
 	Named bool
+	// NotDone are the tasks not complete: a named holder's live claim of
+	// one of them is returned again, runnable or not (its agent may be
+	// working in the task's worktree, which makes it not runnable).
+	NotDone map[string]bool
 	// Warn receives what went wrong without undoing the claim: a local
 	// copy of a remote's claim that could not be written.
 	Warn func(string)
@@ -43,10 +52,21 @@ func (r Request) warn(msg string) {
 // named holder already has is returned again, with again set: one name is
 // one holder, so a retry is harmless, and two resumers sharing a name share
 // its tasks.
-func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (id string, again bool, err error) {
-	for _, id := range req.Runnable {
-		if c := req.Held[id]; req.Named && c != nil && c.Holder == req.Holder && !c.Expired {
-			return id, true, nil
+func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (claim *Claim, again bool, err error) {
+	if req.Remote == "" {
+		for _, c := range req.Held {
+			if c.Cached {
+				return nil, false, fmt.Errorf("the claims of run %s live on %s (this repository holds copies of them): claim with --remote %s, or git config taskresume.remote %s",
+					req.Run, c.Remote, c.Remote, c.Remote)
+			}
+		}
+	}
+	if req.Named {
+		for _, id := range sortedIDs(req.Held) {
+			c := req.Held[id]
+			if c.Holder == req.Holder && !c.Expired && req.NotDone[id] && c.Remote == req.Remote && !c.Cached {
+				return c, true, nil
+			}
 		}
 	}
 	for _, id := range req.Runnable {
@@ -62,31 +82,44 @@ func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (id string, again
 		}
 		oid, err := Make(ctx, repo, req.Run, id, req.Holder, req.Remote, req.TTL, req.Now)
 		if err != nil {
-			return "", false, err
+			return nil, false, err
 		}
-		if err := set(ctx, repo, req.Remote, Ref(req.Run, id), oid, old, nil, req.warn); err != nil {
+		if err := set(ctx, repo, req.where(), Ref(req.Run, id), oid, old, nil, req.warn); err != nil {
 			if errors.Is(err, ErrTaken) {
 				continue // someone else won this one: try the next task
 			}
-			return "", false, err
+			return nil, false, err
 		}
-		return id, false, nil
+		host, _ := os.Hostname()
+		return &Claim{Task: id, Ref: Ref(req.Run, id), Commit: oid, Holder: req.Holder, Host: host, PID: os.Getpid(),
+			Since: req.Now.UTC(), Expires: req.Now.Add(req.TTL).UTC(), Remote: req.Remote}, false, nil
 	}
-	return "", false, ErrNoneFree
+	return nil, false, ErrNoneFree
+}
+
+func (r Request) where() place { return place{name: r.Remote, read: r.ReadFrom} }
+
+func sortedIDs(m map[string]*Claim) []string {
+	out := make([]string, 0, len(m))
+	for id := range m {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // NotHolderError refuses to renew or release somebody else's claim.
 type NotHolderError struct{ Task, Holder, Caller string }
 
 func (e *NotHolderError) Error() string {
-	return fmt.Sprintf("task %s is claimed by %s, not %s: only the holder can renew or release it (pass --as)", e.Task, e.Holder, e.Caller)
+	return fmt.Sprintf("task %s is claimed by %s, not %s: only the holder can renew or release it (if %s held it, the claim expired and was taken over)", e.Task, e.Holder, e.Caller, e.Caller)
 }
 
 // mine is the holder's claim of id, where it lives.
 func mine(req Request, id, verb string) (*Claim, error) {
 	c := req.Held[id]
 	if c == nil {
-		return nil, fmt.Errorf("task %s is not claimed: nothing to %s (it expired and was dropped, or was never taken; claim again)", id, verb)
+		return nil, fmt.Errorf("task %s is not claimed: nothing to %s (the claim was released, or dropped by a clean after it expired, or never taken)", id, verb)
 	}
 	if c.Holder != req.Holder {
 		return nil, &NotHolderError{Task: id, Holder: c.Holder, Caller: req.Holder}
@@ -114,7 +147,7 @@ func Renew(ctx context.Context, repo *gitcmd.Repo, req Request, id string) error
 	if err != nil {
 		return err
 	}
-	if err := set(ctx, repo, c.Remote, c.Ref, oid, c.Commit, nil, req.warn); err != nil {
+	if err := set(ctx, repo, place{c.Remote, req.ReadFrom}, c.Ref, oid, c.Commit, nil, req.warn); err != nil {
 		if errors.Is(err, ErrTaken) {
 			return lost(id, err)
 		}
@@ -129,7 +162,7 @@ func Release(ctx context.Context, repo *gitcmd.Repo, req Request, id string) err
 	if err != nil {
 		return err
 	}
-	if err := set(ctx, repo, c.Remote, c.Ref, "", c.Commit, nil, req.warn); err != nil {
+	if err := set(ctx, repo, place{c.Remote, req.ReadFrom}, c.Ref, "", c.Commit, nil, req.warn); err != nil {
 		if errors.Is(err, ErrTaken) {
 			return lost(id, err)
 		}
@@ -143,7 +176,7 @@ func Release(ctx context.Context, repo *gitcmd.Repo, req Request, id string) err
 // claim of this repository one atomic transaction; for a remote's, the
 // leased push first, then the record. ErrTaken means the claim changed
 // meanwhile (its holder renewed it): it stays, and so must its worktree.
-func Drop(ctx context.Context, repo *gitcmd.Repo, c *Claim, save string, warn func(string)) error {
+func Drop(ctx context.Context, repo *gitcmd.Repo, c *Claim, save, readFrom string, warn func(string)) error {
 	if c.Cached {
 		return fmt.Errorf("the claim lives on %s, which was not read (pass --remote %s)", c.Remote, c.Remote)
 	}
@@ -151,7 +184,19 @@ func Drop(ctx context.Context, repo *gitcmd.Repo, c *Claim, save string, warn fu
 	if save != "" {
 		extra = append(extra, gitcmd.RefUpdate{Op: "create", Ref: save, New: c.Commit})
 	}
-	return set(ctx, repo, c.Remote, c.Ref, "", c.Commit, extra, warn)
+	return set(ctx, repo, place{c.Remote, readFrom}, c.Ref, "", c.Commit, extra, warn)
+}
+
+// place is where a claim lives: a remote's name (git pushes to its push
+// URL) and where to read it back from ("" for the name), or this
+// repository (name "").
+type place struct{ name, read string }
+
+func (p place) readFrom() string {
+	if p.read != "" {
+		return p.read
+	}
+	return p.name
 }
 
 // set moves ref from old to newOID ("" for absent) where the claim lives:
@@ -161,7 +206,8 @@ func Drop(ctx context.Context, repo *gitcmd.Repo, c *Claim, save string, warn fu
 // again, twice; any other failure is git's own. extra ref updates of this
 // repository go with it: in the same transaction locally, after the push
 // for a remote.
-func set(ctx context.Context, repo *gitcmd.Repo, remote, ref, newOID, old string, extra []gitcmd.RefUpdate, warn func(string)) error {
+func set(ctx context.Context, repo *gitcmd.Repo, at place, ref, newOID, old string, extra []gitcmd.RefUpdate, warn func(string)) error {
+	remote := at.name
 	for try := 0; ; try++ {
 		var err error
 		if remote == "" {
@@ -179,7 +225,7 @@ func set(ctx context.Context, repo *gitcmd.Repo, remote, ref, newOID, old string
 		if err == nil {
 			break
 		}
-		cur, rerr := current(ctx, repo, remote, ref)
+		cur, rerr := current(ctx, repo, at, ref)
 		if rerr != nil {
 			return fmt.Errorf("%s (and reading %s back: %s)", err, ref, gitcmd.OneLine(rerr))
 		}
@@ -225,9 +271,9 @@ func set(ctx context.Context, repo *gitcmd.Repo, remote, ref, newOID, old string
 }
 
 // current is ref's value where the claim lives ("" when absent).
-func current(ctx context.Context, repo *gitcmd.Repo, remote, ref string) (string, error) {
-	if remote != "" {
-		refs, err := lsRemote(ctx, repo, remote, ref)
+func current(ctx context.Context, repo *gitcmd.Repo, at place, ref string) (string, error) {
+	if at.name != "" {
+		refs, err := lsRemote(ctx, repo, at.readFrom(), ref)
 		return refs[ref], err
 	}
 	out, err := repo.Run(ctx, "for-each-ref", "--format=%(objectname)", "--end-of-options", ref)
@@ -241,7 +287,7 @@ func current(ctx context.Context, repo *gitcmd.Repo, remote, ref string) (string
 func push(ctx context.Context, repo *gitcmd.Repo, remote, ref, newOID, old string) error {
 	w := repo.Runner
 	w.Write = true
-	out, err := w.Run(ctx, "push", "--quiet", "--porcelain", "--no-verify", "--force-with-lease="+ref+":"+old,
+	out, err := runRemote(ctx, w, remote, "push", "--quiet", "--porcelain", "--no-verify", "--force-with-lease="+ref+":"+old,
 		"--end-of-options", remote, newOID+":"+ref)
 	if err == nil {
 		return nil

@@ -287,6 +287,10 @@ func (c *cleaner) run() error {
 		return err
 	}
 	c.st = st
+	if st.ClaimsErr != nil {
+		// Which tasks are held decides which worktrees are live work.
+		return &resume.InputError{Msg: st.ClaimsErr.Error() + "; nothing was changed (a clean must know which tasks are claimed)"}
+	}
 	c.hashLen = 20
 	if len(st.Report.Base.Commit) == 64 {
 		c.hashLen = 32
@@ -302,7 +306,7 @@ func (c *cleaner) run() error {
 		return err
 	}
 	c.res.Actions = append(c.res.Actions, sel.Skips...)
-	if len(sel.Targets) == 0 && len(sel.Branches) == 0 && len(sel.Claims) == 0 {
+	if len(sel.Targets) == 0 && len(sel.Branches) == 0 && len(sel.Claims) == 0 && len(st.StaleCopies) == 0 {
 		return nil
 	}
 	// Deleting a branch deletes its reflog: what only that reflog still
@@ -358,6 +362,9 @@ func (c *cleaner) run() error {
 		}
 		targets := c.stopWriters(c.innerGone(wave))
 		all = append(all, targets...)
+		// A task claimed while the clean ran (after it read the claims)
+		// is live work: its worktree, aside now, goes back.
+		c.claimedMeanwhile(targets, wantTask)
 		rest := sel
 		if i > 0 {
 			rest = nil

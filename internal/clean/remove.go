@@ -142,6 +142,20 @@ func (c *cleaner) dropClaims(sel *Selection, wantTask map[string]bool) {
 	if c.names == nil {
 		c.names = newNamer()
 	}
+	// Copies of the remote's claims that it no longer holds go too: they
+	// are copies, and kept they would hold their tasks here for ever.
+	for _, cl := range c.st.StaleCopies {
+		a := c.add(&Action{Op: OpDropClaim, Task: cl.Task, Ref: cl.Ref, Commit: cl.Commit,
+			Reason: "this repository's copy of a claim " + cl.Remote + " no longer holds"})
+		if c.opts.DryRun {
+			continue
+		}
+		if err := c.repo.UpdateRefs(c.ctx, []gitcmd.RefUpdate{{Op: "delete", Ref: cl.Ref, Old: cl.Commit}}); err != nil {
+			a.Op, a.Reason = OpSkipClaim, "cannot drop this repository's copy: "+gitcmd.OneLine(err)
+			continue
+		}
+		a.Done = true
+	}
 	for _, cl := range sel.Claims {
 		reason := "task complete"
 		switch {
@@ -172,7 +186,7 @@ func (c *cleaner) dropClaims(sel *Selection, wantTask map[string]bool) {
 			continue
 		}
 		var warns []string
-		err := claims.Drop(c.ctx, c.repo, cl, name, func(msg string) { warns = append(warns, msg) })
+		err := claims.Drop(c.ctx, c.repo, cl, name, c.st.ReadFrom, func(msg string) { warns = append(warns, msg) })
 		if err == nil {
 			save(true)
 			for _, w := range warns {
@@ -194,5 +208,40 @@ func (c *cleaner) dropClaims(sel *Selection, wantTask map[string]bool) {
 				c.skip(t, "the claim of task "+cl.Task+" could not be dropped ("+why+"): its holder may be working in it")
 			}
 		}
+	}
+}
+
+// claimedMeanwhile puts back the targets whose task someone claimed after
+// the clean read the claims. Read once the worktrees are aside: a claim
+// made after this finds no worktree to work in.
+func (c *cleaner) claimedMeanwhile(targets []*Target, wantTask map[string]bool) {
+	if c.opts.DryRun || c.opts.All || len(targets) == 0 {
+		return
+	}
+	now := time.Now()
+	held, err := claims.Read(c.ctx, c.repo, c.opts.Run, now)
+	if err == nil && c.st.Remote != "" {
+		var v *claims.View
+		if v, err = claims.ReadRemote(c.ctx, c.repo, c.st.Remote, c.st.ReadFrom, c.opts.Run, now); err == nil {
+			held = claims.Merge(held, v.Claims, c.st.Remote)
+		}
+	}
+	for _, t := range targets {
+		if t.skip != nil || wantTask[t.W.Task] {
+			continue
+		}
+		why := ""
+		switch cl := held[t.W.Task]; {
+		case err != nil:
+			why = "the claims could not be read again before removing it: " + gitcmd.OneLine(err)
+		case cl != nil && !cl.Expired:
+			// Live now: claimed since the clean read the claims (a task
+			// claimed then had no stale worktree, or its drop failed).
+			why = "task " + t.W.Task + " was claimed by " + cl.Holder + " while the clean ran"
+		default:
+			continue
+		}
+		c.putBack(t)
+		c.skip(t, why+": it stays")
 	}
 }

@@ -237,8 +237,10 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 		sel.Branches = append(sel.Branches, bt)
 	}
 
-	// Claims: a finished task no longer needs one, an expired one is dead;
-	// --all drops every claim of the run.
+	// Claims: an expired one is dead; --task and --all drop their tasks'.
+	// A live claim of a finished task stays: by the completion rule a task
+	// is done at its first commit, while its holder may still be working
+	// (it releases the claim, or the claim expires).
 	ids := make([]string, 0, len(st.Claims))
 	for id := range st.Claims {
 		ids = append(ids, id)
@@ -246,7 +248,7 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 	sort.Strings(ids)
 	for _, id := range ids {
 		c := st.Claims[id]
-		if opts.All || done[id] || c.Expired || wantTask[id] {
+		if opts.All || c.Expired || wantTask[id] {
 			sel.Claims = append(sel.Claims, c)
 		}
 	}

@@ -114,7 +114,14 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 // (e.g. "taskresume."), lower-cased keys; the last value of a key wins as in
 // git.
 func (r *Repo) Config(ctx context.Context, section string) (map[string]string, error) {
-	out, err := r.Run(ctx, "config", "-z", "--get-regexp", "^"+regexp.QuoteMeta(section)+`\.`)
+	return r.ConfigMatching(ctx, "^"+regexp.QuoteMeta(section)+`\.`)
+}
+
+// ConfigMatching returns the config values whose keys match the regular
+// expression re (git config --get-regexp), lower-cased keys; the last value
+// of a key wins as in git.
+func (r *Repo) ConfigMatching(ctx context.Context, re string) (map[string]string, error) {
+	out, err := r.Run(ctx, "config", "-z", "--get-regexp", re)
 	if err != nil {
 		if ExitCode(err) == 1 { // no such key
 			return map[string]string{}, nil

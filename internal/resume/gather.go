@@ -80,7 +80,16 @@ type State struct {
 	// branches of a remote that was not named: the report does not count
 	// them, so nothing may be handed out on its word.
 	Unread []string
-	States []branches.TaskState
+	// Moved are the run's branches that the remote holds at another commit
+	// than its remote-tracking copy here (or holds and the copy lacks, or
+	// lacks): the report reads the copies, which are behind.
+	Moved []string
+	// ReadFrom is where the remote's claims are read back from ("" for
+	// the remote itself): its push URL when one is configured.
+	ReadFrom string
+	// StaleCopies are copies here of the remote's claims it no longer holds.
+	StaleCopies []*claims.Claim
+	States      []branches.TaskState
 	// Verdict is the completion rule's answer, with the branches it could
 	// not give to any task.
 	Verdict branches.Verdict
@@ -153,7 +162,9 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			return err
 		},
 		func() (err error) {
-			if cfg, err = repo.Config(ctx, "taskresume"); err != nil {
+			// Push URLs too: claims are written where git pushes, and
+			// must be read back from there.
+			if cfg, err = repo.ConfigMatching(ctx, `^(taskresume\.|remote\..*\.pushurl$|url\..*\.pushinsteadof$)`); err != nil {
 				err = fmt.Errorf("read git config: %w", err)
 			}
 			return err
@@ -196,8 +207,20 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		if strings.HasPrefix(remote, "-") || plumbing.ReferenceName("refs/remotes/"+remote+"/x").Validate() != nil {
 			return nil, inputErr("remote %q is not a valid remote name", remote)
 		}
+		if strings.Contains(remote, "/") {
+			// refs/remotes/a/b/<branch> cannot be told from remote a's
+			// branch b/<branch>: the run's branches would go unread.
+			return nil, inputErr("remote %q: names with a / are not supported; git remote rename %s to a name without one", remote, remote)
+		}
 	}
 	st.Remote = remote
+	if t := cfg["taskresume.remotetimeout"]; t != "" {
+		d, err := time.ParseDuration(t)
+		if err != nil || d <= 0 {
+			return nil, inputErr("git config taskresume.remoteTimeout %q: want a duration such as 30s", t)
+		}
+		claims.Timeout = d
+	}
 	remotePrefix := "refs/remotes/" + remote + "/"
 	byName := map[string]gitcmd.Ref{}
 	allRefs := map[string]gitcmd.Ref{}
@@ -211,7 +234,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	for _, r := range refs {
 		if strings.HasPrefix(r.Name, "refs/remotes/") && r.Name != "refs/remotes/origin/HEAD" &&
 			(remote == "" || !strings.HasPrefix(r.Name, remotePrefix)) {
-			if remote == "" && strings.Contains(r.Name, "/"+branches.TaskPrefix(run)) {
+			if strings.Contains(r.Name, "/"+branches.TaskPrefix(run)) {
 				remoteTask = append(remoteTask, strings.TrimPrefix(r.Name, "refs/remotes/"))
 			}
 			continue // another remote's copy, or no --remote at all
@@ -233,8 +256,12 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	}
 	// Task branches only a remote has, not read without --remote: the
 	// report would call their tasks not started.
+	read := map[string]bool{}
+	for _, b := range remoteOnly {
+		read[b.Name] = true
+	}
 	for _, name := range remoteTask {
-		if _, branch, ok := strings.Cut(name, "/"+branches.TaskPrefix(run)); ok && !local[branches.TaskPrefix(run)+branch] {
+		if _, branch, ok := strings.Cut(name, "/"+branches.TaskPrefix(run)); ok && !local[branches.TaskPrefix(run)+branch] && !read[branches.TaskPrefix(run)+branch] {
 			st.Unread = append(st.Unread, name)
 		}
 	}
@@ -452,12 +479,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			// The remote's claims as they are now: one ls-remote (and a
 			// fetch of claim commits this repository has not seen).
 			if remote != "" && !opts.Light {
-				onRemote, err := claims.ReadRemote(ctx, repo, remote, run, time.Now())
-				if err != nil {
-					st.ClaimsErr = err
-				} else {
-					st.Claims = claims.Merge(st.Claims, onRemote, remote)
-				}
+				st.readRemote(ctx, repo, cfg, allRefs)
 			}
 			return nil
 		},
@@ -468,6 +490,9 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	if st.ClaimsErr != nil {
 		rep.Problems = append(rep.Problems, Problem{Kind: "remote_claims_unread",
 			Message: st.ClaimsErr.Error() + "; the claims shown are this repository's copies"})
+	}
+	if len(st.Moved) > 0 {
+		rep.Problems = append(rep.Problems, Problem{Kind: "remote_moved", Message: st.movedMessage()})
 	}
 	if repo.Shallow && start != "" {
 		if err := checkShallowLog(repo, start, landed, landedDef); err != nil {
@@ -850,4 +875,67 @@ func (st *State) unreadMessage() string {
 	}
 	return fmt.Sprintf("%d task branch(es) of run %s exist only as remote-tracking branches (%s%s): they are read only with %s; without it their tasks look not started",
 		len(st.Unread), st.opts.Run, strings.Join(shown, ", "), more, strings.Join(flags, " or "))
+}
+
+// readRemote reads the remote's claims and where its copy of the run's
+// branches stands, and merges the claims with this repository's.
+func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, cfg map[string]string, allRefs map[string]gitcmd.Ref) {
+	remote, run := st.Remote, st.opts.Run
+	pushes := cfg["remote."+strings.ToLower(remote)+".pushurl"] != ""
+	for k := range cfg {
+		pushes = pushes || strings.HasSuffix(k, ".pushinsteadof")
+	}
+	if pushes {
+		out, err := repo.Run(ctx, "remote", "get-url", "--push", "--all", "--end-of-options", remote)
+		if err != nil {
+			st.ClaimsErr = fmt.Errorf("read the claims on %s: %s", remote, gitcmd.OneLine(err))
+			return
+		}
+		urls := strings.Fields(string(out))
+		if len(urls) != 1 {
+			st.ClaimsErr = fmt.Errorf("remote %s pushes to %d URLs: claims need one place to live", remote, len(urls))
+			return
+		}
+		st.ReadFrom = urls[0]
+	}
+	tp := branches.TaskPrefix(run)
+	v, err := claims.ReadRemote(ctx, repo, remote, st.ReadFrom, run, time.Now(),
+		"refs/heads/"+tp+"*", "refs/heads/"+branches.MainBranch(run))
+	if err != nil {
+		st.ClaimsErr = err
+		return
+	}
+	local := st.Claims
+	st.Claims = claims.Merge(local, v.Claims, remote)
+	st.StaleCopies = claims.StaleCopies(local, v.Claims, remote)
+	if st.ReadFrom != "" {
+		return // the fetch URL's copies are not what the push URL holds
+	}
+	prefix := "refs/remotes/" + remote + "/"
+	// A branch is read from here as the local branch, else as the copy:
+	// it is behind when neither is at the remote's commit.
+	for ref, oid := range v.Heads {
+		name := strings.TrimPrefix(ref, "refs/heads/")
+		if c, ok := allRefs[prefix+name]; (!ok || c.OID != oid) && allRefs[ref].OID != oid {
+			st.Moved = append(st.Moved, name)
+		}
+	}
+	for ref := range allRefs {
+		name, ok := strings.CutPrefix(ref, prefix)
+		_, local := allRefs["refs/heads/"+name]
+		if ok && !local && (strings.HasPrefix(name, tp) || name == branches.MainBranch(run)) && v.Heads["refs/heads/"+name] == "" {
+			st.Moved = append(st.Moved, name)
+		}
+	}
+	sort.Strings(st.Moved)
+}
+
+// movedMessage says that the remote-tracking copies are behind the remote.
+func (st *State) movedMessage() string {
+	shown, more := st.Moved, ""
+	if len(shown) > 3 {
+		shown, more = shown[:3], fmt.Sprintf(" and %d more", len(st.Moved)-3)
+	}
+	return fmt.Sprintf("%s has moved on since the last fetch: %d of the run's branches differ from %s/ here (%s%s); git fetch %s, then read again",
+		st.Remote, len(st.Moved), st.Remote, strings.Join(shown, ", "), more, st.Remote)
 }

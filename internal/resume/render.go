@@ -124,7 +124,11 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 				case t.Claim.Remote != "":
 					state += ", on " + Display(t.Claim.Remote)
 				}
-				line += fmt.Sprintf("  [claimed by %s, %s]", Display(t.Claim.Holder), state)
+				holder := Display(t.Claim.Holder)
+				if holder == "" {
+					holder = "an unknown holder" // a ref not written as a claim
+				}
+				line += fmt.Sprintf("  [claimed by %s, %s]", holder, state)
 			}
 			fmt.Fprintln(w, line)
 			if t.Interrupted != nil {

@@ -137,6 +137,9 @@ func action(c *cli.Context, stdout io.Writer) error {
 		if st.ClaimsErr != nil {
 			return st.ClaimsErr
 		}
+		if len(st.Moved) > 0 && (c.Bool("claim") || c.Bool("next")) {
+			return &resume.InputError{Msg: st.Report.Problems[indexKind(st.Report.Problems, "remote_moved")].Message}
+		}
 		if len(st.Unread) > 0 && (c.Bool("claim") || c.Bool("next")) {
 			mode := "--claim"
 			if c.Bool("next") {
@@ -161,7 +164,7 @@ func action(c *cli.Context, stdout io.Writer) error {
 		holder := c.String("as")
 		if rep.Resume != nil {
 			for _, id := range rep.Resume.Tasks {
-				if cl := st.Claims[id]; cl != nil && !cl.Expired && cl.Holder != holder {
+				if cl := st.Claims[id]; cl != nil && !cl.Expired && (holder == "" || cl.Holder != holder) {
 					continue
 				}
 				fmt.Fprintln(stdout, id)
@@ -304,7 +307,7 @@ func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
 // claim takes, renews or releases a task claim.
 func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.State, stdout io.Writer) error {
 	rep := st.Report
-	req := claims.Request{Run: rep.RunID, Remote: st.Remote, Holder: c.String("as"),
+	req := claims.Request{Run: rep.RunID, Remote: st.Remote, ReadFrom: st.ReadFrom, Holder: c.String("as"),
 		TTL: c.Duration("ttl"), Now: time.Now(), Held: st.Claims, Named: c.String("as") != "",
 		Warn: func(msg string) { fmt.Fprintln(os.Stderr, "warning: "+msg) }}
 	if req.Holder == "" {
@@ -337,36 +340,39 @@ func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.St
 	if rep.Resume != nil {
 		req.Runnable = rep.Resume.Tasks
 	}
-	id, again, err := claims.Take(ctx, repo, req)
+	req.NotDone = map[string]bool{}
+	for _, ph := range rep.Phases {
+		for _, t := range ph.Tasks {
+			if t.Status != "completed" && t.Status != "landed" {
+				req.NotDone[t.ID] = true
+			}
+		}
+	}
+	got, again, err := claims.Take(ctx, repo, req)
 	if errors.Is(err, claims.ErrNoneFree) {
-		fmt.Fprintf(os.Stderr, "no runnable task of run %s is free\n", rep.RunID)
+		if rep.Status == "completed" {
+			fmt.Fprintf(os.Stderr, "run %s is complete: no task is left to claim\n", rep.RunID)
+		} else {
+			fmt.Fprintf(os.Stderr, "no runnable task of run %s is free\n", rep.RunID)
+		}
 		return &cliutil.ExitError{Code: cliutil.ExitIncomplete}
 	}
 	if err != nil {
 		return err
 	}
+	id := got.Task
 	if again {
-		c := st.Claims[id]
 		fmt.Fprintf(os.Stderr, "warning: %s already holds task %s (since %s): one name is one holder; give each resumer its own --as\n",
-			req.Holder, id, c.Since.UTC().Format(time.RFC3339))
+			req.Holder, id, got.Since.UTC().Format(time.RFC3339))
 	}
 	if !c.Bool("json") {
 		fmt.Fprintln(stdout, id)
 		return nil
 	}
-	fresh := st.Claims
-	if !again {
-		if fresh, err = claims.Read(ctx, repo, rep.RunID, time.Now()); err != nil {
-			return err
-		}
-		if cl := fresh[id]; cl != nil && cl.Remote == st.Remote {
-			cl.Cached = false // just written there
-		}
-	}
 	for _, ph := range rep.Phases {
 		for _, t := range ph.Tasks {
 			if t.ID == id {
-				t.Claim = fresh[id]
+				t.Claim = got
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(t)
@@ -381,7 +387,8 @@ func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.St
 func checkModes(c *cli.Context) error {
 	var modes []string
 	for _, f := range []string{"list", "next", "claim", "renew", "release"} {
-		if c.IsSet(f) {
+		// --claim=false asks for nothing; --renew and --release take an id.
+		if (f == "renew" || f == "release") && c.IsSet(f) || c.Bool(f) {
 			modes = append(modes, "--"+f)
 		}
 	}
@@ -403,8 +410,8 @@ func checkModes(c *cli.Context) error {
 		return &cliutil.UsageError{Msg: "--ttl is for --claim and --renew"}
 	case (mode == "--renew" || mode == "--release") && c.String("as") == "":
 		return &cliutil.UsageError{Msg: mode + " needs --as NAME: the name the claim was taken with"}
-	case c.IsSet("ttl") && c.Duration("ttl") <= 0:
-		return &cliutil.UsageError{Msg: "--ttl must be positive, e.g. 30m"}
+	case c.IsSet("ttl") && c.Duration("ttl") < time.Second:
+		return &cliutil.UsageError{Msg: "--ttl must be at least 1s, e.g. 30m: a claim expires when it ends"}
 	}
 	if c.IsSet("as") {
 		if err := claims.ValidHolder(c.String("as")); err != nil {
@@ -412,4 +419,14 @@ func checkModes(c *cli.Context) error {
 		}
 	}
 	return nil
+}
+
+// indexKind is the index of the first problem of kind.
+func indexKind(ps []resume.Problem, kind string) int {
+	for i, p := range ps {
+		if p.Kind == kind {
+			return i
+		}
+	}
+	return -1
 }
