@@ -33,7 +33,10 @@ type View struct {
 // "" for the remote itself. It writes no ref: resumers racing on one
 // machine must not race on shared local refs too. The claims' commits are
 // fetched when this repository does not have them yet (objects only).
-func ReadRemote(ctx context.Context, repo *gitcmd.Repo, remote, readFrom, run string, now time.Time, heads ...string) (*View, error) {
+//
+// objs, when not nil, is a running object reader to read the claims'
+// commits through (the report has one): no process of its own then.
+func ReadRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, remote, readFrom, run string, now time.Time, heads ...string) (*View, error) {
 	if readFrom == "" {
 		readFrom = remote
 	}
@@ -52,7 +55,7 @@ func ReadRemote(ctx context.Context, repo *gitcmd.Repo, remote, readFrom, run st
 				v.Heads[ref] = oid
 			}
 		}
-		bodies, missing, err := commitBodies(ctx, repo, keys(oids))
+		bodies, missing, err := commitBodies(ctx, repo, objs, keys(oids))
 		if err != nil {
 			return nil, err
 		}
@@ -71,7 +74,7 @@ func ReadRemote(ctx context.Context, repo *gitcmd.Repo, remote, readFrom, run st
 					return nil, fmt.Errorf("fetch the claims on %s: %s", remote, gitcmd.OneLine(err))
 				}
 			}
-			more, still, err := commitBodies(ctx, repo, missing)
+			more, still, err := commitBodies(ctx, repo, objs, missing)
 			if err != nil {
 				return nil, err
 			}
@@ -137,9 +140,26 @@ func lsRemote(ctx context.Context, repo *gitcmd.Repo, remote string, patterns ..
 
 // commitBodies reads the messages of commits by id with one cat-file; ids
 // this repository lacks are returned as missing.
-func commitBodies(ctx context.Context, repo *gitcmd.Repo, oids []string) (map[string]string, []string, error) {
+func commitBodies(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, oids []string) (map[string]string, []string, error) {
 	if len(oids) == 0 {
 		return map[string]string{}, nil, nil
+	}
+	if objs != nil {
+		bodies := map[string]string{}
+		var missing []string
+		for _, oid := range oids {
+			o, err := objs.Get(oid)
+			if err != nil {
+				return nil, nil, fmt.Errorf("read claims: %w", err)
+			}
+			switch o.Type {
+			case "":
+				missing = append(missing, oid)
+			case "commit":
+				bodies[oid] = messageOf(string(o.Data))
+			}
+		}
+		return bodies, missing, nil
 	}
 	in := strings.Join(oids, "\n") + "\n"
 	out, err := repo.RunInput(ctx, []byte(in), "cat-file", "--batch")
@@ -170,13 +190,17 @@ func commitBodies(ctx context.Context, repo *gitcmd.Repo, oids []string) (map[st
 		if _, err := io.ReadFull(r, buf); err != nil {
 			return nil, nil, fmt.Errorf("read claims: cat-file: %w", err)
 		}
-		msg := string(buf[:size])
 		if f[1] == "commit" {
-			if _, after, ok := strings.Cut(msg, "\n\n"); ok {
-				msg = after
-			}
-			bodies[f[0]] = msg
+			bodies[f[0]] = messageOf(string(buf[:size]))
 		}
 	}
 	return bodies, missing, nil
+}
+
+// messageOf is a raw commit's message: what follows its headers.
+func messageOf(raw string) string {
+	if _, after, ok := strings.Cut(raw, "\n\n"); ok {
+		return after
+	}
+	return ""
 }

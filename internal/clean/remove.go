@@ -222,7 +222,7 @@ func (c *cleaner) claimedMeanwhile(targets []*Target, wantTask map[string]bool) 
 	held, err := claims.Read(c.ctx, c.repo, c.opts.Run, now)
 	if err == nil && c.st.Remote != "" {
 		var v *claims.View
-		if v, err = claims.ReadRemote(c.ctx, c.repo, c.st.Remote, c.st.ReadFrom, c.opts.Run, now); err == nil {
+		if v, err = claims.ReadRemote(c.ctx, c.repo, nil, c.st.Remote, c.st.ReadFrom, c.opts.Run, now); err == nil {
 			held = claims.Merge(held, v.Claims, c.st.Remote)
 		}
 	}

@@ -479,7 +479,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			// The remote's claims as they are now: one ls-remote (and a
 			// fetch of claim commits this repository has not seen).
 			if remote != "" && !opts.Light {
-				st.readRemote(ctx, repo, cfg, allRefs)
+				st.readRemote(ctx, repo, objs, cfg, allRefs)
 			}
 			return nil
 		},
@@ -879,7 +879,7 @@ func (st *State) unreadMessage() string {
 
 // readRemote reads the remote's claims and where its copy of the run's
 // branches stands, and merges the claims with this repository's.
-func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, cfg map[string]string, allRefs map[string]gitcmd.Ref) {
+func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, cfg map[string]string, allRefs map[string]gitcmd.Ref) {
 	remote, run := st.Remote, st.opts.Run
 	pushes := cfg["remote."+strings.ToLower(remote)+".pushurl"] != ""
 	for k := range cfg {
@@ -899,7 +899,7 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, cfg map[stri
 		st.ReadFrom = urls[0]
 	}
 	tp := branches.TaskPrefix(run)
-	v, err := claims.ReadRemote(ctx, repo, remote, st.ReadFrom, run, time.Now(),
+	v, err := claims.ReadRemote(ctx, repo, objs, remote, st.ReadFrom, run, time.Now(),
 		"refs/heads/"+tp+"*", "refs/heads/"+branches.MainBranch(run))
 	if err != nil {
 		st.ClaimsErr = err
