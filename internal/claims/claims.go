@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -188,5 +189,19 @@ func StaleCopies(local, onRemote map[string]*Claim, remote string) []*Claim {
 			out = append(out, c)
 		}
 	}
+	return out
+}
+
+// Conflicts are the tasks held live both by a claim of this repository
+// only and by another holder's claim on remote: a claim taken without the
+// remote that the remote's resumers cannot see.
+func Conflicts(local, onRemote map[string]*Claim, remote string) []string {
+	var out []string
+	for id, c := range local {
+		if r := onRemote[id]; c.Remote == "" && !c.Expired && r != nil && !r.Expired && r.Holder != c.Holder {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
 	return out
 }

@@ -71,6 +71,9 @@ func ReadRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, re
 					args = append(args, oids[oid])
 				}
 				if _, err := runRemote(ctx, w, remote, args...); err != nil {
+					if try < 2 {
+						continue // a claim released meanwhile: list them again
+					}
 					return nil, fmt.Errorf("fetch the claims on %s: %s", remote, gitcmd.OneLine(err))
 				}
 			}

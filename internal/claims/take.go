@@ -248,23 +248,22 @@ func set(ctx context.Context, repo *gitcmd.Repo, at place, ref, newOID, old stri
 		return nil
 	}
 	// The remote holds the claim now: this repository's copy is a cache,
-	// and failing to write it changes nothing of the claim.
-	u := gitcmd.RefUpdate{Op: "update", Ref: ref, New: newOID}
-	if newOID == "" {
-		u.Op = "delete"
+	// and failing to write it changes nothing of the claim. A copy is
+	// deleted only while it is the one just replaced: a newer copy (another
+	// resumer here claimed meanwhile) stays.
+	if len(extra) > 0 {
+		if err := repo.UpdateRefs(ctx, extra); err != nil && warn != nil {
+			warn(fmt.Sprintf("%s is set on %s, but its record here was not written: %s", ref, remote, gitcmd.OneLine(err)))
+		}
 	}
 	w := repo.Runner
 	w.Write = true
-	var in strings.Builder
-	for _, x := range append([]gitcmd.RefUpdate{u}, extra...) {
-		switch x.Op {
-		case "delete":
-			fmt.Fprintf(&in, "delete %s\n", x.Ref)
-		default:
-			fmt.Fprintf(&in, "update %s %s\n", x.Ref, x.New)
-		}
+	if newOID == "" {
+		// Failing means absent already, or another copy: not ours to delete.
+		_ = repo.UpdateRefs(ctx, []gitcmd.RefUpdate{{Op: "delete", Ref: ref, Old: old}})
+		return nil
 	}
-	if _, err := w.RunInput(ctx, []byte(in.String()), "update-ref", "--stdin"); err != nil && warn != nil {
+	if _, err := w.Run(ctx, "update-ref", "--end-of-options", ref, newOID); err != nil && warn != nil {
 		warn(fmt.Sprintf("%s is set on %s, but this repository's copy was not written: %s", ref, remote, gitcmd.OneLine(err)))
 	}
 	return nil

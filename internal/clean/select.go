@@ -142,6 +142,11 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 			continue
 		}
 		skip := skipReason(w, opts, obs, named(w))
+		if cl := st.Claims[w.Task]; skip == "" && !named(w) && cl != nil && (!cl.Expired || cl.Cached) {
+			// --completed, or a stale worktree of a task claimed anew: a
+			// live claim says its holder may still be at work.
+			skip = "task " + w.Task + " is claimed by " + cl.Holder + "; --task " + w.TaskID() + " takes it all the same"
+		}
 		if skip != "" {
 			sel.skipWorktree(w, skip, obs)
 			staying[w.Path] = skip

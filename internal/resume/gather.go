@@ -89,7 +89,10 @@ type State struct {
 	ReadFrom string
 	// StaleCopies are copies here of the remote's claims it no longer holds.
 	StaleCopies []*claims.Claim
-	States      []branches.TaskState
+	// claimProblems are what reading the remote's claims found, added to
+	// the report once the reads running beside it are done.
+	claimProblems []Problem
+	States        []branches.TaskState
 	// Verdict is the completion rule's answer, with the branches it could
 	// not give to any task.
 	Verdict branches.Verdict
@@ -487,12 +490,10 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	if err != nil {
 		return nil, err
 	}
+	rep.Problems = append(rep.Problems, st.claimProblems...)
 	if st.ClaimsErr != nil {
 		rep.Problems = append(rep.Problems, Problem{Kind: "remote_claims_unread",
 			Message: st.ClaimsErr.Error() + "; the claims shown are this repository's copies"})
-	}
-	if len(st.Moved) > 0 {
-		rep.Problems = append(rep.Problems, Problem{Kind: "remote_moved", Message: st.movedMessage()})
 	}
 	if repo.Shallow && start != "" {
 		if err := checkShallowLog(repo, start, landed, landedDef); err != nil {
@@ -635,6 +636,24 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	}
 	for _, u := range v.Unknown {
 		rep.UnknownBranches = append(rep.UnknownBranches, u.Branch.Name)
+	}
+	// More commits on the branch of a task already done here change no
+	// answer: only the other moves make the view behind.
+	done := map[string]bool{}
+	for _, s := range v.States {
+		if s.Branch != nil && (s.Status == branches.Completed || s.Status == branches.Landed) {
+			done[s.Branch.Name] = true
+		}
+	}
+	moved := st.Moved[:0]
+	for _, name := range st.Moved {
+		if !done[name] {
+			moved = append(moved, name)
+		}
+	}
+	st.Moved = moved
+	if len(st.Moved) > 0 {
+		rep.Problems = append(rep.Problems, Problem{Kind: "remote_moved", Message: st.movedMessage()})
 	}
 	st.build(runWts, v)
 	st.compareRemote(walk)
@@ -886,21 +905,41 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd
 		pushes = pushes || strings.HasSuffix(k, ".pushinsteadof")
 	}
 	if pushes {
-		out, err := repo.Run(ctx, "remote", "get-url", "--push", "--all", "--end-of-options", remote)
+		// Only where the push URL really differs: a pushInsteadOf for
+		// other hosts, or a pushurl equal to the url, changes nothing.
+		var push, fetch []byte
+		err := parallel(
+			func() (err error) {
+				push, err = repo.Run(ctx, "remote", "get-url", "--push", "--all", "--end-of-options", remote)
+				return err
+			},
+			func() (err error) {
+				fetch, err = repo.Run(ctx, "remote", "get-url", "--all", "--end-of-options", remote)
+				return err
+			},
+		)
 		if err != nil {
 			st.ClaimsErr = fmt.Errorf("read the claims on %s: %s", remote, gitcmd.OneLine(err))
 			return
 		}
-		urls := strings.Fields(string(out))
+		urls := strings.Fields(string(push))
 		if len(urls) != 1 {
 			st.ClaimsErr = fmt.Errorf("remote %s pushes to %d URLs: claims need one place to live", remote, len(urls))
 			return
 		}
-		st.ReadFrom = urls[0]
+		if f := strings.Fields(string(fetch)); len(f) != 1 || f[0] != urls[0] {
+			st.ReadFrom = urls[0]
+		}
 	}
 	tp := branches.TaskPrefix(run)
-	v, err := claims.ReadRemote(ctx, repo, objs, remote, st.ReadFrom, run, time.Now(),
-		"refs/heads/"+tp+"*", "refs/heads/"+branches.MainBranch(run))
+	// The run's branches, and the default branches the landing search
+	// reads (origin's): where this repository's copy is behind, a task
+	// another machine finished or merged looks not done here.
+	heads := []string{"refs/heads/" + tp + "*", "refs/heads/" + branches.MainBranch(run)}
+	if remote == "origin" {
+		heads = append(heads, "refs/heads/main", "refs/heads/master")
+	}
+	v, err := claims.ReadRemote(ctx, repo, objs, remote, st.ReadFrom, run, time.Now(), heads...)
 	if err != nil {
 		st.ClaimsErr = err
 		return
@@ -908,22 +947,26 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd
 	local := st.Claims
 	st.Claims = claims.Merge(local, v.Claims, remote)
 	st.StaleCopies = claims.StaleCopies(local, v.Claims, remote)
-	if st.ReadFrom != "" {
-		return // the fetch URL's copies are not what the push URL holds
+	for _, id := range claims.Conflicts(local, v.Claims, remote) {
+		st.claimProblems = append(st.claimProblems, Problem{Kind: "claim_conflict", Task: id, Message: fmt.Sprintf(
+			"task %s is claimed twice: by %s in this repository only, and by %s on %s; claims taken without the remote are invisible to other machines (set git config taskresume.remote on every machine); one of them should release it",
+			id, local[id].Holder, v.Claims[id].Holder, remote)})
 	}
 	prefix := "refs/remotes/" + remote + "/"
 	// A branch is read from here as the local branch, else as the copy:
-	// it is behind when neither is at the remote's commit.
+	// it is behind when neither is at the remote's commit. A branch the
+	// remote deleted is not: the copy is older news (merged, or given up),
+	// and a fetch without --prune would not clear it.
 	for ref, oid := range v.Heads {
 		name := strings.TrimPrefix(ref, "refs/heads/")
-		if c, ok := allRefs[prefix+name]; (!ok || c.OID != oid) && allRefs[ref].OID != oid {
-			st.Moved = append(st.Moved, name)
+		c, copied := allRefs[prefix+name]
+		if name == "main" || name == "master" {
+			if copied && c.OID != oid {
+				st.Moved = append(st.Moved, remote+"/"+name)
+			}
+			continue
 		}
-	}
-	for ref := range allRefs {
-		name, ok := strings.CutPrefix(ref, prefix)
-		_, local := allRefs["refs/heads/"+name]
-		if ok && !local && (strings.HasPrefix(name, tp) || name == branches.MainBranch(run)) && v.Heads["refs/heads/"+name] == "" {
+		if (!copied || c.OID != oid) && allRefs[ref].OID != oid {
 			st.Moved = append(st.Moved, name)
 		}
 	}
