@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -141,60 +139,31 @@ func lsRemote(ctx context.Context, repo *gitcmd.Repo, remote string, patterns ..
 	return res, nil
 }
 
-// commitBodies reads the messages of commits by id with one cat-file; ids
-// this repository lacks are returned as missing.
+// commitBodies reads the messages of commits by id, through objs (a new
+// reader when nil); ids this repository lacks are returned as missing.
 func commitBodies(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, oids []string) (map[string]string, []string, error) {
 	if len(oids) == 0 {
 		return map[string]string{}, nil, nil
 	}
-	if objs != nil {
-		bodies := map[string]string{}
-		var missing []string
-		for _, oid := range oids {
-			o, err := objs.Get(oid)
-			if err != nil {
-				return nil, nil, fmt.Errorf("read claims: %w", err)
-			}
-			switch o.Type {
-			case "":
-				missing = append(missing, oid)
-			case "commit":
-				bodies[oid] = messageOf(string(o.Data))
-			}
+	if objs == nil {
+		var err error
+		if objs, err = repo.ObjectReader(ctx); err != nil {
+			return nil, nil, fmt.Errorf("read claims: %w", err)
 		}
-		return bodies, missing, nil
-	}
-	in := strings.Join(oids, "\n") + "\n"
-	out, err := repo.RunInput(ctx, []byte(in), "cat-file", "--batch")
-	if err != nil {
-		return nil, nil, fmt.Errorf("read claims: %w", err)
+		defer objs.Close()
 	}
 	bodies := map[string]string{}
 	var missing []string
-	r := bufio.NewReader(bytes.NewReader(out))
-	for range oids {
-		head, err := r.ReadString('\n')
+	for _, oid := range oids {
+		o, err := objs.Get(oid)
 		if err != nil {
-			return nil, nil, fmt.Errorf("read claims: cat-file: %w", err)
+			return nil, nil, fmt.Errorf("read claims: %w", err)
 		}
-		f := strings.Fields(head)
-		if len(f) == 2 && f[1] == "missing" {
-			missing = append(missing, f[0])
-			continue
-		}
-		if len(f) != 3 {
-			return nil, nil, fmt.Errorf("read claims: cat-file: unexpected %q", head)
-		}
-		size, err := strconv.Atoi(f[2])
-		if err != nil {
-			return nil, nil, fmt.Errorf("read claims: cat-file: unexpected %q", head)
-		}
-		buf := make([]byte, size+1) // the object and its newline
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return nil, nil, fmt.Errorf("read claims: cat-file: %w", err)
-		}
-		if f[1] == "commit" {
-			bodies[f[0]] = messageOf(string(buf[:size]))
+		switch o.Type {
+		case "":
+			missing = append(missing, oid)
+		case "commit":
+			bodies[oid] = messageOf(string(o.Data))
 		}
 	}
 	return bodies, missing, nil

@@ -248,16 +248,9 @@ func (c *cleaner) prove(t *Target, snap *worktree.Snapshot) string {
 	}
 	if len(other) == 0 {
 		return fmt.Sprintf("%d ignored file(s) past the save budget (%d KiB a file, %d MiB in all): %s; pass --drop-ignored to let them go",
-			len(big), c.opts.Budget.PerFile>>10, c.opts.Budget.Total>>20, firstFew(big))
+			len(big), c.opts.Budget.PerFile>>10, c.opts.Budget.Total>>20, resume.FirstFew(big))
 	}
-	return fmt.Sprintf("cannot prove its save holds everything: %s; it stays", firstFew(append(other, big...)))
-}
-
-func firstFew(items []string) string {
-	if len(items) <= 3 {
-		return strings.Join(items, ", ")
-	}
-	return strings.Join(items[:3], ", ") + fmt.Sprintf(" and %d more", len(items)-3)
+	return fmt.Sprintf("cannot prove its save holds everything: %s; it stays", resume.FirstFew(append(other, big...)))
 }
 
 // tmpPrefix names the temporary folders of a clean of run; a later clean

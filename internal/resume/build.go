@@ -432,6 +432,15 @@ func (st *State) sameReadFlags() string {
 	return b.String()
 }
 
+// FirstFew names the first three of items and counts the rest, for
+// one-line messages.
+func FirstFew(items []string) string {
+	if len(items) <= 3 {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:3], ", ") + fmt.Sprintf(" and %d more", len(items)-3)
+}
+
 // ShellQuote quotes s for a POSIX shell when it needs it.
 func ShellQuote(s string) string {
 	safe := s != ""

@@ -883,17 +883,12 @@ func (st *State) unreadMessage() string {
 			remotes = append(remotes, r)
 		}
 	}
-	shown := st.Unread
-	more := ""
-	if len(shown) > 3 {
-		shown, more = shown[:3], fmt.Sprintf(" and %d more", len(st.Unread)-3)
-	}
 	flags := make([]string, len(remotes))
 	for i, r := range remotes {
 		flags[i] = "--remote " + r
 	}
-	return fmt.Sprintf("%d task branch(es) of run %s exist only as remote-tracking branches (%s%s): they are read only with %s; without it their tasks look not started",
-		len(st.Unread), st.opts.Run, strings.Join(shown, ", "), more, strings.Join(flags, " or "))
+	return fmt.Sprintf("%d task branch(es) of run %s exist only as remote-tracking branches (%s): they are read only with %s; without it their tasks look not started",
+		len(st.Unread), st.opts.Run, FirstFew(st.Unread), strings.Join(flags, " or "))
 }
 
 // readRemote reads the remote's claims and where its copy of the run's
@@ -975,10 +970,24 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd
 
 // movedMessage says that the remote-tracking copies are behind the remote.
 func (st *State) movedMessage() string {
-	shown, more := st.Moved, ""
-	if len(shown) > 3 {
-		shown, more = shown[:3], fmt.Sprintf(" and %d more", len(st.Moved)-3)
+	return fmt.Sprintf("%s has moved on since the last fetch: %d of the run's branches differ from %s/ here (%s); git fetch %s, then read again",
+		st.Remote, len(st.Moved), st.Remote, FirstFew(st.Moved), st.Remote)
+}
+
+// HandOutError says why tasks cannot be handed out (mode is --claim or
+// --next) or held (--renew, --release) on this reading, or is nil: a claim
+// or a schedule must see every claim and every task branch there is.
+func (st *State) HandOutError(mode string) error {
+	switch {
+	case st.ClaimsErr != nil:
+		return st.ClaimsErr
+	case mode != "--claim" && mode != "--next":
+		return nil
+	case len(st.Moved) > 0:
+		return &InputError{st.movedMessage()}
+	case len(st.Unread) > 0:
+		return inputErr("%s: %s and the run's other task branches on that remote are not read: pass --remote %s, or git config taskresume.remote",
+			mode, st.Unread[0], strings.SplitN(st.Unread[0], "/", 2)[0])
 	}
-	return fmt.Sprintf("%s has moved on since the last fetch: %d of the run's branches differ from %s/ here (%s%s); git fetch %s, then read again",
-		st.Remote, len(st.Moved), st.Remote, strings.Join(shown, ", "), more, st.Remote)
+	return nil
 }

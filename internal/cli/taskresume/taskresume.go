@@ -131,22 +131,11 @@ func action(c *cli.Context, stdout io.Writer) error {
 			}
 		}
 	}
-	if c.Bool("claim") || c.Bool("next") || c.IsSet("renew") || c.IsSet("release") {
-		// These hand out or hold tasks: they must see every claim and
-		// every task branch there is, or say why they cannot.
-		if st.ClaimsErr != nil {
-			return st.ClaimsErr
-		}
-		if len(st.Moved) > 0 && (c.Bool("claim") || c.Bool("next")) {
-			return &resume.InputError{Msg: st.Report.Problems[indexKind(st.Report.Problems, "remote_moved")].Message}
-		}
-		if len(st.Unread) > 0 && (c.Bool("claim") || c.Bool("next")) {
-			mode := "--claim"
-			if c.Bool("next") {
-				mode = "--next"
+	for _, f := range []string{"claim", "next", "renew", "release"} {
+		if modeSet(c, f) {
+			if err := st.HandOutError("--" + f); err != nil {
+				return err
 			}
-			return &resume.InputError{Msg: mode + ": " + st.Unread[0] + " and the run's other task branches on that remote are not read: pass --remote " +
-				strings.SplitN(st.Unread[0], "/", 2)[0] + ", or git config taskresume.remote"}
 		}
 	}
 	if c.Bool("claim") || c.IsSet("renew") || c.IsSet("release") {
@@ -387,8 +376,7 @@ func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.St
 func checkModes(c *cli.Context) error {
 	var modes []string
 	for _, f := range []string{"list", "next", "claim", "renew", "release"} {
-		// --claim=false asks for nothing; --renew and --release take an id.
-		if (f == "renew" || f == "release") && c.IsSet(f) || c.Bool(f) {
+		if modeSet(c, f) {
 			modes = append(modes, "--"+f)
 		}
 	}
@@ -421,12 +409,8 @@ func checkModes(c *cli.Context) error {
 	return nil
 }
 
-// indexKind is the index of the first problem of kind.
-func indexKind(ps []resume.Problem, kind string) int {
-	for i, p := range ps {
-		if p.Kind == kind {
-			return i
-		}
-	}
-	return -1
+// modeSet reports whether mode flag f was asked for: --claim=false asks for
+// nothing; --renew and --release take an id.
+func modeSet(c *cli.Context, f string) bool {
+	return (f == "renew" || f == "release") && c.IsSet(f) || c.Bool(f)
 }
