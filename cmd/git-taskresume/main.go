@@ -3,11 +3,15 @@
 package main
 
 import (
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"os"
 
 	"github.com/taskresume/git-taskresume/internal/cli/taskresume"
 )
 
 func main() {
-	os.Exit(taskresume.Main(os.Args, os.Stdout, os.Stderr))
+	gitcmd.Mark("main")
+	code := taskresume.Main(os.Args, os.Stdout, os.Stderr)
+	gitcmd.Mark("exit")
+	os.Exit(code)
 }

@@ -90,6 +90,12 @@ func Read(ctx context.Context, repo *gitcmd.Repo, run string, now time.Time) (ma
 	if err != nil {
 		return nil, fmt.Errorf("read claims: %w", err)
 	}
+	return FromRefs(refs, run, now), nil
+}
+
+// FromRefs reads the claims of run from its claim refs (Root+run+"/"),
+// listed with their bodies by the caller.
+func FromRefs(refs []gitcmd.SavedRef, run string, now time.Time) map[string]*Claim {
 	res := map[string]*Claim{}
 	for _, r := range refs {
 		c := parse(r.Body)
@@ -99,7 +105,7 @@ func Read(ctx context.Context, repo *gitcmd.Repo, run string, now time.Time) (ma
 		c.Expired = expired(c, now)
 		res[c.Task] = c
 	}
-	return res, nil
+	return res
 }
 
 // expired: past its expiry, or without a readable one (a ref someone else

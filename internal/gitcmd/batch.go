@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -288,4 +289,125 @@ func (o *Objects) Commit(oid string) (LogEntry, bool, error) {
 		e.PickedFrom = m[1]
 	}
 	return e, true, nil
+}
+
+// DiffTrees is `git diff-tree -r --no-renames from to` read through the
+// running reader, in the form of Changes: the sorted "newmode newblob
+// path" lines of what differs, a deletion as the all-zero mode and id.
+// Subtrees with the same id are never read, so a task's change costs a few
+// tree reads, not a process. from and to are tree-ish names (commit ids
+// too).
+func (o *Objects) DiffTrees(from, to string) (string, error) {
+	a, err := o.treeOf(from)
+	if err != nil {
+		return "", err
+	}
+	b, err := o.treeOf(to)
+	if err != nil {
+		return "", err
+	}
+	var lines []string
+	if err := o.diffTrees(a, b, "", &lines); err != nil {
+		return "", err
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n"), nil
+}
+
+// treeOf reads the tree a tree-ish name leads to; an error when none.
+func (o *Objects) treeOf(name string) ([]TreeEntry, error) {
+	obj, err := o.Get(name + "^{tree}")
+	if err != nil {
+		return nil, err
+	}
+	if obj.Type != "tree" {
+		return nil, fmt.Errorf("cat-file: %s is not a tree-ish", name)
+	}
+	return ParseTree(obj.Data, len(obj.OID)/2)
+}
+
+func (o *Objects) diffTrees(a, b []TreeEntry, prefix string, lines *[]string) error {
+	type pair struct{ a, b *TreeEntry }
+	byName := map[string]*pair{}
+	var names []string
+	for i := range a {
+		byName[a[i].Name] = &pair{a: &a[i]}
+		names = append(names, a[i].Name)
+	}
+	for i := range b {
+		if p, ok := byName[b[i].Name]; ok {
+			p.b = &b[i]
+			continue
+		}
+		byName[b[i].Name] = &pair{b: &b[i]}
+		names = append(names, b[i].Name)
+	}
+	zero := ""
+	for _, n := range names {
+		p := byName[n]
+		if p.a != nil && p.b != nil && p.a.OID == p.b.OID && canonMode(p.a.Mode) == canonMode(p.b.Mode) {
+			continue
+		}
+		path := prefix + n
+		sub := func(e *TreeEntry) ([]TreeEntry, error) {
+			if e == nil || !e.IsDir() {
+				return nil, nil
+			}
+			t, err := o.Tree(e.OID)
+			if err == nil && t == nil {
+				err = fmt.Errorf("cat-file: tree %s of %s is missing", e.OID, path)
+			}
+			return t, err
+		}
+		// A side that is a directory is walked; a side that is not is
+		// one file, added, changed or deleted (a file that became a
+		// directory is both: the file deleted, the directory's files
+		// added, as diff-tree -r shows it).
+		sa, err := sub(p.a)
+		if err != nil {
+			return err
+		}
+		sb, err := sub(p.b)
+		if err != nil {
+			return err
+		}
+		if sa != nil || sb != nil {
+			if err := o.diffTrees(sa, sb, path+"/", lines); err != nil {
+				return err
+			}
+		}
+		fileA := p.a != nil && !p.a.IsDir()
+		fileB := p.b != nil && !p.b.IsDir()
+		switch {
+		case fileB:
+			*lines = append(*lines, canonMode(p.b.Mode)+" "+p.b.OID+" "+path)
+		case fileA:
+			if zero == "" {
+				zero = strings.Repeat("0", len(p.a.OID))
+			}
+			*lines = append(*lines, "000000 "+zero+" "+path)
+		}
+	}
+	return nil
+}
+
+// canonMode is the mode as diff-tree prints it: six octal digits, and a
+// regular file's other permission bits reduced to 644 or 755 as git does.
+func canonMode(m string) string {
+	v, err := strconv.ParseUint(m, 8, 32)
+	if err != nil {
+		return m
+	}
+	switch v &^ 0o7777 {
+	case 0o40000:
+		return "040000"
+	case 0o120000:
+		return "120000"
+	case 0o160000:
+		return "160000"
+	}
+	if v&0o111 != 0 {
+		return "100755"
+	}
+	return "100644"
 }

@@ -2,8 +2,11 @@ package gitcmd_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
@@ -103,5 +106,101 @@ func TestIndependentAndLastChange(t *testing.T) {
 	when, err = r.LastChange(ctx, base, []string{main}, []string{"p.md"})
 	if err != nil || when != 0 {
 		t.Errorf("LastChange(base ^main) = %d, %v; want 0", when, err)
+	}
+}
+
+// TestDiffTreesEqualsDiffTree compares the reader's tree diff with git's
+// own `diff-tree -r --no-renames`, over trees that change in every way a
+// task's work can: contents, deletions, nested directories, a file that
+// becomes a directory and back, the executable bit, symbolic links,
+// submodules, and names that sort differently as files and directories.
+func TestDiffTreesEqualsDiffTree(t *testing.T) {
+	dir, _ := newRepo(t)
+	type ent struct{ mode, data string }
+	blob := func(s string) string {
+		cmd := exec.Command("git", "hash-object", "-w", "--stdin")
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(s)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	sub := git(t, dir, "rev-parse", "HEAD") // any commit id serves as a gitlink
+	tree := func(files map[string]ent) string {
+		idx := filepath.Join(t.TempDir(), "index")
+		var lines []string
+		for p, e := range files {
+			id := sub
+			if e.mode != "160000" {
+				id = blob(e.data)
+			}
+			lines = append(lines, e.mode+" "+id+"\t"+p)
+		}
+		if len(lines) > 0 {
+			cmd := exec.Command("git", "update-index", "--add", "--index-info")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "GIT_INDEX_FILE="+idx)
+			cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("update-index: %v\n%s", err, out)
+			}
+		}
+		cmd := exec.Command("git", "write-tree")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_INDEX_FILE="+idx)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	states := []map[string]ent{
+		{"a.txt": {"100644", "a"}, "dir/b.txt": {"100644", "b"}, "dir/sub/c.txt": {"100644", "c"},
+			"x": {"100644", "x"}, "link": {"120000", "a.txt"}, "exe": {"100644", "#!/bin/sh"}},
+		{"a.txt": {"100644", "a2"}, "dir/sub/c.txt": {"100644", "c"}, "dir/sub/d.txt": {"100644", "d"},
+			"x/y.txt": {"100644", "y"}, "link": {"120000", "dir"}, "exe": {"100755", "#!/bin/sh"},
+			"mod": {"160000", ""}, "a.b": {"100644", "ab"}, "a-": {"100644", "a-"}, "a/z": {"100644", "z"}},
+		{"a.txt": {"100644", "a2"}, "x": {"100644", "x again"}, "link": {"100644", "dir"},
+			"exe": {"100755", "#!/bin/sh"}, "a.b/q": {"100644", "q"}, "a-": {"100755", "a-"}, "a/z": {"100644", "z2"}, "a0": {"100644", "0"}},
+		{},
+	}
+	// Commits, as the report asks: diff-tree --stdin reads commit pairs.
+	var trees []string
+	for i, s := range states {
+		trees = append(trees, git(t, dir, "commit-tree", tree(s), "-m", fmt.Sprint("state ", i)))
+	}
+	o, err := open(t, dir).ObjectReader(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	for i, from := range trees {
+		for j, to := range trees {
+			got, err := o.DiffTrees(from, to)
+			if err != nil {
+				t.Fatalf("DiffTrees(%d, %d): %v", i, j, err)
+			}
+			cmd := exec.Command("git", "diff-tree", "-r", "--no-renames", "-z", "--stdin")
+			cmd.Dir = dir
+			cmd.Stdin = strings.NewReader(to + " " + from + "\n")
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := gitcmd.ParseChanges(out)[to]
+			if got != want {
+				t.Errorf("states %d -> %d:\n got %q\nwant %q", i, j, got, want)
+			}
+		}
+	}
+	// A commit id reads as its tree, as diff-tree reads it.
+	c := commit(t, dir, "another")
+	if got, err := o.DiffTrees(c, c); err != nil || got != "" {
+		t.Errorf("DiffTrees of a commit with itself = %q, %v", got, err)
+	}
+	if _, err := o.DiffTrees("no-such-commit", c); err == nil {
+		t.Error("DiffTrees of a missing name: no error")
 	}
 }

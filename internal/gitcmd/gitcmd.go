@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // processes counts git processes started by this program.
@@ -144,6 +145,35 @@ func trace(dir string, args []string) {
 	fmt.Fprintf(f, "git %s\n", strings.Join(args, " "))
 }
 
+// started is when the program started, the origin of the timing trace.
+var started = time.Now()
+
+// timing appends "<start ms> <end ms> git <args>" to
+// $GIT_TASKRESUME_TIMING, when set: where each git process sits on the
+// command's wall clock (the benchmark's profile reads it). Times are
+// milliseconds since the program started.
+func timing(t0 time.Time, args []string) {
+	path := os.Getenv("GIT_TASKRESUME_TIMING")
+	if path == "" {
+		return
+	}
+	t1 := time.Now()
+	traceMu.Lock()
+	defer traceMu.Unlock()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	line := strings.Join(args, " ")
+	if len(line) > 120 {
+		line = line[:120] + "..."
+	}
+	fmt.Fprintf(f, "%7.2f %7.2f git %s\n", ms(t0.Sub(started)), ms(t1.Sub(started)), line)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
 // Run runs git with args and returns its standard output.
 func (r Runner) Run(ctx context.Context, args ...string) ([]byte, error) {
 	return r.RunInput(ctx, nil, args...)
@@ -174,7 +204,9 @@ func (r Runner) RunEnv(ctx context.Context, env []string, stdin []byte, args ...
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
+	t0 := time.Now()
 	err := cmd.Run()
+	timing(t0, args)
 	if err != nil {
 		code := -1
 		var ee *exec.ExitError
@@ -184,4 +216,21 @@ func (r Runner) RunEnv(ctx context.Context, env []string, stdin []byte, args ...
 		return stdout.Bytes(), &Error{Args: args, ExitCode: code, Stderr: stderr.String(), Err: err}
 	}
 	return stdout.Bytes(), nil
+}
+
+// Mark writes a named point of the program's run to the timing trace
+// ($GIT_TASKRESUME_TIMING), between the git processes' lines.
+func Mark(label string) {
+	if os.Getenv("GIT_TASKRESUME_TIMING") == "" {
+		return
+	}
+	t := time.Now()
+	traceMu.Lock()
+	defer traceMu.Unlock()
+	f, err := os.OpenFile(os.Getenv("GIT_TASKRESUME_TIMING"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%7.2f         -- %s\n", ms(t.Sub(started)), label)
 }

@@ -137,11 +137,19 @@ func OpenRepo(ctx context.Context, dir string) (*gitcmd.Repo, error) {
 // one status per existing worktree of the run (dirtiness is a property of
 // each working tree; a report with no live worktrees starts none).
 func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error) {
+	return GatherOpening(ctx, Opened(repo), opts)
+}
+
+// GatherOpening is Gather for a repository still being found: the first
+// reads run beside rev-parse, in the same directory, and the repository's
+// own error (not a repository) wins over theirs.
+func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error) {
 	if err := plan.ValidateRunID(opts.Run); err != nil {
 		return nil, &InputError{err.Error()}
 	}
 	run := opts.Run
 	started := gitcmd.Processes()
+	repo := o.early()
 	st := &State{Repo: repo, WorktreeDir: ".worktrees", opts: opts}
 	rep := &Report{SchemaVersion: SchemaVersion, RunID: run, Problems: []Problem{},
 		Phases: []Phase{}, Worktrees: []*Worktree{}, UnknownBranches: []string{}, StaleWorktrees: []string{}}
@@ -176,28 +184,37 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			// A glob's "*" stops at "/": "/**" also reads task branches such
 			// as <run>-task-2-2-fix/wip.
 			tp := branches.TaskPrefix(run)
-			refs, err = repo.Refs(ctx,
-				"refs/heads/"+tp+"*", "refs/heads/"+tp+"*/**", "refs/heads/"+branches.MainBranch(run),
+			pats := []string{"refs/heads/" + tp + "*", "refs/heads/" + tp + "*/**", "refs/heads/" + branches.MainBranch(run),
 				"refs/heads/main", "refs/heads/master", "refs/remotes/origin/HEAD",
 				"refs/remotes/origin/main", "refs/remotes/origin/master",
-				"refs/remotes/*/"+tp+"*", "refs/remotes/*/"+tp+"*/**", "refs/remotes/*/"+branches.MainBranch(run),
-				BackupRoot+run+"/")
+				"refs/remotes/*/" + tp + "*", "refs/remotes/*/" + tp + "*/**", "refs/remotes/*/" + branches.MainBranch(run),
+				BackupRoot + run + "/"}
+			if opts.Light {
+				refs, err = repo.Refs(ctx, pats...)
+			} else {
+				// The claims come with the branches: one process, not two.
+				var saved []gitcmd.SavedRef
+				refs, saved, err = repo.RefsAndBodies(ctx, []string{claims.Root + run + "/"}, pats...)
+				st.Claims = claims.FromRefs(saved, run, time.Now())
+			}
 			if err != nil {
 				err = fmt.Errorf("list branches: %w", err)
 			}
 			return err
 		},
 		func() (err error) { wts, err = worktree.List(ctx, repo); st.AllWorktrees = wts; return err },
-		func() (err error) {
-			if !opts.Light {
-				st.Claims, err = claims.Read(ctx, repo, run, time.Now())
-			}
-			return err
-		},
 	)
+	// Not a repository: git's reason, not the first read's failure.
+	found, oerr := o.Repo()
+	if oerr != nil {
+		return nil, oerr
+	}
 	if err != nil {
 		return nil, err
 	}
+	repo = found
+	st.Repo = found
+	gitcmd.Mark("stage A done")
 	if d := cfg["taskresume.worktreedir"]; d != "" {
 		st.WorktreeDir = filepath.Clean(d)
 	}
@@ -304,6 +321,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		}
 	}
 
+	gitcmd.Mark("base resolved")
 	pr, err := findPlan(ctx, repo, objs, opts, cfg, allRefs, wts, base, st.WorktreeDir)
 	if err != nil {
 		return nil, err
@@ -341,6 +359,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 		return nil, inputErr("unknown run %q: no branch %s* and %s (check the run id)", run, branches.TaskPrefix(run), noPlanHint(run, pr.looked, st))
 	}
 
+	gitcmd.Mark("plan found")
 	m := branches.MatchNames(run, p, st.TaskBranches)
 	discards, saves, err := readSaves(ctx, repo, objs, refs, run)
 	if err != nil {
@@ -438,7 +457,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 			// What the squash check compares, beside the landing search:
 			// which branch holds a task's work is known from the walk.
 			pre := branches.Decide(branches.Input{Run: run, Plan: p, Branches: st.TaskBranches, Bounds: bounds, Walk: walk, Trees: trees})
-			taskChanges, landedChanges, err = squashInputs(ctx, repo, pre.States, since, func() string { <-startKnown; return start })
+			taskChanges, landedChanges, err = squashInputs(ctx, repo, objs, pre.States, since, func() string { <-startKnown; return start })
 			if err != nil {
 				return fmt.Errorf("look for squashed tasks: %w", err)
 			}
@@ -490,6 +509,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	if err != nil {
 		return nil, err
 	}
+	gitcmd.Mark("stage B done")
 	rep.Problems = append(rep.Problems, st.claimProblems...)
 	if st.ClaimsErr != nil {
 		rep.Problems = append(rep.Problems, Problem{Kind: "remote_claims_unread",
@@ -658,6 +678,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 	st.build(runWts, v)
 	st.compareRemote(walk)
 	rep.GitProcesses = int(gitcmd.Processes() - started)
+	gitcmd.Mark("gathered")
 	return st, nil
 }
 
@@ -853,6 +874,67 @@ func ValidRun(run string) (string, error) {
 		return "", &InputError{err.Error()}
 	}
 	return run, nil
+}
+
+// Opening is a repository being found (git rev-parse), so that the first
+// reads need not wait for it.
+type Opening struct {
+	dir  string
+	done chan struct{}
+	repo *gitcmd.Repo
+	err  error
+}
+
+// StartOpen starts finding the repository that dir ("" for the current
+// directory) is in.
+func StartOpen(ctx context.Context, dir string) *Opening {
+	o := &Opening{dir: dir, done: make(chan struct{})}
+	go func() {
+		defer close(o.done)
+		o.repo, o.err = OpenRepo(ctx, dir)
+	}()
+	return o
+}
+
+// Opened is the Opening of a repository already found.
+func Opened(repo *gitcmd.Repo) *Opening {
+	o := &Opening{dir: repo.Dir, done: make(chan struct{}), repo: repo}
+	close(o.done)
+	return o
+}
+
+// Repo waits for the repository.
+func (o *Opening) Repo() (*gitcmd.Repo, error) {
+	<-o.done
+	return o.repo, o.err
+}
+
+// early is what runs git before the repository is known: the same
+// directory as the repository's own runner, so the same answers.
+func (o *Opening) early() *gitcmd.Repo {
+	select {
+	case <-o.done:
+		if o.repo != nil {
+			return o.repo
+		}
+	default:
+	}
+	return &gitcmd.Repo{Runner: gitcmd.Runner{Dir: o.dir}}
+}
+
+// Explain returns err, or the plain reason when the installed git is too
+// old (or cannot run): its other errors would mislead. The version is
+// asked only once something failed, never on the way to an answer; an
+// older git fails at the first report's worktree list (its -z is newer).
+func Explain(ctx context.Context, prog string, err error) error {
+	var ie *InputError
+	if err == nil || errors.As(err, &ie) || ctx.Err() != nil {
+		return err
+	}
+	if verr := gitcmd.CheckVersion(context.Background(), prog); verr != nil {
+		return verr
+	}
+	return err
 }
 
 // OpenChecked checks the git version and finds the repository at once; a

@@ -18,18 +18,29 @@ import (
 // history the tasks never touched is not diffed. states may come from the
 // walk alone: which branch holds a task's work does not depend on what
 // landed. start is waited for.
-func squashInputs(ctx context.Context, repo *gitcmd.Repo, states []branches.TaskState, since []string, start func() string) (changes, cands gitcmd.Changes, err error) {
+func squashInputs(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, states []branches.TaskState, since []string, start func() string) (changes, cands gitcmd.Changes, err error) {
 	var lines []string
+	pairs := map[string]string{}
 	for i := range states {
 		s := &states[i]
 		if s.Branch != nil && s.From != "" && s.OwnCommits > 0 {
 			lines = append(lines, s.Branch.OID+" "+s.From)
+			pairs[s.Branch.OID] = s.From
 		}
 	}
 	if len(lines) == 0 {
 		return nil, nil, nil
 	}
-	if changes, err = repo.DiffChanges(ctx, lines); err != nil {
+	if objs != nil && len(pairs) <= inProcessDiffs {
+		// A few tree reads each through the running cat-file: the
+		// landed commits' search below starts a process sooner.
+		changes = gitcmd.Changes{}
+		for tip, from := range pairs {
+			if changes[tip], err = objs.DiffTrees(from, tip); err != nil {
+				return nil, nil, err
+			}
+		}
+	} else if changes, err = repo.DiffChanges(ctx, lines); err != nil {
 		return nil, nil, err
 	}
 	pathSet := map[string]bool{}
@@ -52,6 +63,11 @@ func squashInputs(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 	cands, err = repo.LogChanges(ctx, since, []string{st + "^@"}, paths)
 	return changes, cands, err
 }
+
+// inProcessDiffs is how many task changes are read through the running
+// cat-file before one diff-tree process is cheaper: each costs a few
+// round trips, a process about as much as twenty.
+const inProcessDiffs = 20
 
 // findSquashes marks the tasks whose whole change was squashed into one
 // commit of the base or the default branches since the run started: the

@@ -106,21 +106,20 @@ func action(c *cli.Context, stdout io.Writer) error {
 	default:
 		return &cliutil.UsageError{Msg: fmt.Sprintf("one run id expected, got %d: %s", c.NArg(), strings.Join(c.Args().Slice(), " "))}
 	}
-	repo, err := resume.OpenChecked(ctx, "git-taskresume")
-	if err != nil {
-		return err
-	}
 	cwd, _ := os.Getwd()
 	if _, err := resume.ValidRun(c.Args().First()); err != nil {
 		return err
 	}
-	st, err := resume.Gather(ctx, repo, resume.Options{
+	// The repository is found beside the first reads; git's version is
+	// asked only if something fails.
+	st, err := resume.GatherOpening(ctx, resume.StartOpen(ctx, ""), resume.Options{
 		Run: c.Args().First(), PlanPath: c.String("plan"), Base: c.String("base"),
 		FromPhase: c.Int("from-phase"), Cwd: cwd, Remote: c.String("remote"),
 	})
 	if err != nil {
-		return err
+		return resume.Explain(ctx, "git-taskresume", err)
 	}
+	repo := st.Repo
 	rep := st.Report
 	// Without a plan nothing says what remains: a gate, a scheduler or a
 	// claimer must not read silence as "the run is complete".
