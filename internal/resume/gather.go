@@ -432,7 +432,8 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	var landed, landedDef []gitcmd.LogEntry
 	var start, noStart string
 	var holding map[string]bool // nil: not asked
-	var taskChanges, landedChanges gitcmd.Changes
+	var taskChanges, cands, guessedCands gitcmd.Changes
+	var guessed map[string]bool
 	var fromPlan bool
 	var runWts []*Worktree
 	since := []string{base.Commit}
@@ -457,11 +458,25 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 			// What the squash check compares, beside the landing search:
 			// which branch holds a task's work is known from the walk.
 			pre := branches.Decide(branches.Input{Run: run, Plan: p, Branches: st.TaskBranches, Bounds: bounds, Walk: walk, Trees: trees})
-			taskChanges, landedChanges, err = squashInputs(ctx, repo, objs, pre.States, since, func() string { <-startKnown; return start })
-			if err != nil {
+			if taskChanges, err = taskChangesOf(ctx, repo, objs, pre.States); err != nil {
 				return fmt.Errorf("look for squashed tasks: %w", err)
 			}
 			return nil
+		},
+		func() (err error) {
+			// The landed commits that touch the tasks' paths, searched
+			// beside the walk with the paths the tips change against the
+			// base; after it, with the tasks' own, only when the guess
+			// missed one.
+			if p == nil || opts.Light {
+				return nil
+			}
+			if guessed, err = guessPaths(objs, base.Commit, st.TaskBranches); err != nil || guessed == nil {
+				return err
+			}
+			<-startKnown
+			guessedCands, err = landedChanges(ctx, repo, since, start, guessed)
+			return err
 		},
 		func() (err error) {
 			defer knowStart()
@@ -510,6 +525,14 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 		return nil, err
 	}
 	gitcmd.Mark("stage B done")
+	if p != nil && !opts.Light {
+		paths, covered := squashPaths(taskChanges, guessed)
+		if covered {
+			cands = guessedCands
+		} else if cands, err = landedChanges(ctx, repo, since, start, paths); err != nil {
+			return nil, fmt.Errorf("look for squashed tasks: %w", err)
+		}
+	}
 	rep.Problems = append(rep.Problems, st.claimProblems...)
 	if st.ClaimsErr != nil {
 		rep.Problems = append(rep.Problems, Problem{Kind: "remote_claims_unread",
@@ -597,7 +620,7 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 			}
 		}
 		v = branches.Decide(in)
-		if err := findSquashes(ctx, repo, v.States, taskChanges, landedChanges, landed, landedDef); err != nil {
+		if err := findSquashes(ctx, repo, v.States, taskChanges, cands, landed, landedDef); err != nil {
 			return nil, fmt.Errorf("look for squashed tasks: %w", err)
 		}
 		st.States = v.States

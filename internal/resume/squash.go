@@ -10,15 +10,12 @@ import (
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 )
 
-// squashInputs reads what the squash check compares, off the report's
-// critical path: the combined change of every task branch with work of
-// its own (one diff-tree of "tip from" pairs, read as the commit tip with
-// from as its parent), then the landed commits since start that touch the
-// same paths, with their whole changes (one path-limited log), so that
-// history the tasks never touched is not diffed. states may come from the
-// walk alone: which branch holds a task's work does not depend on what
-// landed. start is waited for.
-func squashInputs(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, states []branches.TaskState, since []string, start func() string) (changes, cands gitcmd.Changes, err error) {
+// taskChangesOf reads the combined change of every task branch with work
+// of its own ("tip from" pairs: the commit tip with from as its parent):
+// through the running cat-file for a few, else one diff-tree. states may
+// come from the walk alone: which branch holds a task's work does not
+// depend on what landed.
+func taskChangesOf(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, states []branches.TaskState) (gitcmd.Changes, error) {
 	var lines []string
 	pairs := map[string]string{}
 	for i := range states {
@@ -29,29 +26,65 @@ func squashInputs(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, 
 		}
 	}
 	if len(lines) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
-	if objs != nil && len(pairs) <= inProcessDiffs {
-		// A few tree reads each through the running cat-file: the
-		// landed commits' search below starts a process sooner.
-		changes = gitcmd.Changes{}
-		for tip, from := range pairs {
-			if changes[tip], err = objs.DiffTrees(from, tip); err != nil {
-				return nil, nil, err
-			}
+	if objs == nil || len(pairs) > inProcessDiffs {
+		return repo.DiffChanges(ctx, lines)
+	}
+	// A few tree reads each, no process to start.
+	changes := gitcmd.Changes{}
+	for tip, from := range pairs {
+		ch, err := objs.DiffTrees(from, tip)
+		if err != nil {
+			return nil, err
 		}
-	} else if changes, err = repo.DiffChanges(ctx, lines); err != nil {
-		return nil, nil, err
+		changes[tip] = ch
 	}
-	pathSet := map[string]bool{}
+	return changes, nil
+}
+
+// guessPaths are the paths the task tips change against the base, read
+// before the walk so that the search for landed changes can run beside it.
+// Each task's own change almost always touches only these; squashPaths
+// says when it does not. nil when there are too many tips to read
+// in-process.
+func guessPaths(objs *gitcmd.Objects, base string, tips []branches.Branch) (map[string]bool, error) {
+	if objs == nil || len(tips) == 0 || len(tips) > inProcessDiffs {
+		return nil, nil
+	}
+	paths := map[string]bool{}
+	for _, b := range tips {
+		ch, err := objs.DiffTrees(base, b.OID)
+		if err != nil {
+			return nil, err
+		}
+		for p := range changedPaths(ch) {
+			paths[p] = true
+		}
+	}
+	return paths, nil
+}
+
+// squashPaths are the paths the task changes touch, and whether all of
+// them are among guessed (nil guessed: never).
+func squashPaths(changes gitcmd.Changes, guessed map[string]bool) (map[string]bool, bool) {
+	paths := map[string]bool{}
+	covered := guessed != nil
 	for _, ch := range changes {
 		for p := range changedPaths(ch) {
-			pathSet[p] = true
+			paths[p] = true
+			covered = covered && guessed[p]
 		}
 	}
-	st := start()
-	if len(pathSet) == 0 || st == "" {
-		return changes, nil, nil
+	return paths, covered
+}
+
+// landedChanges reads the whole changes of the commits landed since start
+// that touch one of paths (one path-limited log), so that history the
+// tasks never touched is not diffed. No paths, or no start: nothing.
+func landedChanges(ctx context.Context, repo *gitcmd.Repo, since []string, start string, pathSet map[string]bool) (gitcmd.Changes, error) {
+	if len(pathSet) == 0 || start == "" {
+		return nil, nil
 	}
 	var paths []string
 	if len(pathSet) <= 1000 { // past that, argv grows large: read every commit
@@ -60,8 +93,7 @@ func squashInputs(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, 
 		}
 		sort.Strings(paths)
 	}
-	cands, err = repo.LogChanges(ctx, since, []string{st + "^@"}, paths)
-	return changes, cands, err
+	return repo.LogChanges(ctx, since, []string{start + "^@"}, paths)
 }
 
 // inProcessDiffs is how many task changes are read through the running
