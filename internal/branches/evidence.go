@@ -105,6 +105,26 @@ func (n *Names) Name(c *CommitInfo, shared bool) Naming {
 // 5's second task) needs most of that task's title. On shared branches:
 // the id and every word of the title.
 func (n *Names) subjectTask(id, text string, shared bool) *plan.Task {
+	k := subjectKey{id, text, shared}
+	if t, ok := n.subjects[k]; ok {
+		return t
+	}
+	t := n.readSubject(id, text, shared)
+	n.subjects[k] = t
+	return t
+}
+
+// title is a task's title words.
+func (n *Names) title(t *plan.Task) []string {
+	for i, u := range n.tasks {
+		if u == t {
+			return n.titles[i]
+		}
+	}
+	return titleWords(t.Title)
+}
+
+func (n *Names) readSubject(id, text string, shared bool) *plan.Task {
 	literal := n.TaskByID(id)
 	var through *plan.Task
 	if literal == nil && n.through {
@@ -117,7 +137,7 @@ func (n *Names) subjectTask(id, text string, shared bool) *plan.Task {
 	words := titleWords(text)
 	if shared {
 		for _, t := range []*plan.Task{literal, through} {
-			if t != nil && isTitle(words, titleWords(t.Title)) {
+			if t != nil && isTitle(words, n.title(t)) {
 				return t
 			}
 		}
@@ -133,8 +153,8 @@ func (n *Names) subjectTask(id, text string, shared bool) *plan.Task {
 	// a tie between two such tasks points at neither.
 	var best *plan.Task
 	bestLen, tie := 0, false
-	for _, t := range n.p.Tasks() {
-		tw := titleWords(t.Title)
+	for i, t := range n.tasks {
+		tw := n.titles[i]
 		if len(tw) == 0 || covers(words, tw) != len(tw) {
 			continue
 		}
@@ -147,9 +167,9 @@ func (n *Names) subjectTask(id, text string, shared bool) *plan.Task {
 	}
 	if best != nil && !tie {
 		switch {
-		case literal != nil && covers(words, titleWords(literal.Title)) == len(titleWords(literal.Title)):
+		case literal != nil && covers(words, n.title(literal)) == len(n.title(literal)):
 			return literal // the id's own title fits as well: the id decides
-		case literal == nil || isTitle(words, titleWords(best.Title)):
+		case literal == nil || isTitle(words, n.title(best)):
 			// Over an id the plan has, only a text that is that other
 			// title decides: "[Task 2.1] Add tests" is not task "Tests".
 			return best
@@ -159,7 +179,7 @@ func (n *Names) subjectTask(id, text string, shared bool) *plan.Task {
 		return literal // the text points at no other task: the id decides
 	}
 	if through != nil {
-		tw := titleWords(through.Title)
+		tw := n.title(through)
 		if 2*covers(words, tw) > len(tw) {
 			return through
 		}

@@ -19,12 +19,25 @@ type Names struct {
 	byID map[string]*plan.Task
 	// through: every id is one number, numbered through the whole plan.
 	through bool
+	// tasks and titles: the plan's tasks and their title words, split
+	// once: every commit's subject is held against every title.
+	tasks  []*plan.Task
+	titles [][]string
+	// subjects remembers what a subject named (the same subjects are
+	// read again by each decision over the same plan).
+	subjects map[subjectKey]*plan.Task
+}
+
+type subjectKey struct {
+	id, text string
+	shared   bool
 }
 
 // NewNames prepares the readings for run's plan (p may be nil: every name
 // is then unknown).
 func NewNames(run string, p *plan.Plan) *Names {
-	n := &Names{run: run, p: p, exact: map[string]string{}, byID: map[string]*plan.Task{}}
+	n := &Names{run: run, p: p, exact: map[string]string{}, byID: map[string]*plan.Task{},
+		subjects: map[subjectKey]*plan.Task{}}
 	if p == nil {
 		return n
 	}
@@ -40,6 +53,8 @@ func NewNames(run string, p *plan.Plan) *Names {
 		if strings.ContainsAny(t.ID, ".-") {
 			n.through = false
 		}
+		n.tasks = append(n.tasks, t)
+		n.titles = append(n.titles, titleWords(t.Title))
 	}
 	return n
 }
