@@ -118,7 +118,7 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		}
 	}
 	current := canonical(st.Repo.TopLevel)
-	admins := worktree.AdminDirs(st.Repo.CommonDir)
+	var admins map[string]string // read whole only when a worktree cannot say
 
 	var out []*Worktree
 	var live []string
@@ -132,7 +132,13 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		if w.Main {
 			rw.AdminDir = st.Repo.CommonDir
 		} else {
-			rw.AdminDir = admins[filepath.Clean(w.Path)]
+			var ok bool
+			if rw.AdminDir, ok = worktree.AdminDirOf(st.Repo.CommonDir, w.Path); !ok {
+				if admins == nil {
+					admins = worktree.AdminDirs(st.Repo.CommonDir)
+				}
+				rw.AdminDir = admins[filepath.Clean(w.Path)]
+			}
 		}
 		if fi, err := os.Lstat(w.Path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			// A symbolic link is never followed, whatever git makes of the

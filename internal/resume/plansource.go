@@ -164,11 +164,21 @@ func planPlaces(ctx context.Context, repo *gitcmd.Repo, run string, refs map[str
 	case mainTop != "":
 		sharedDir = canonical(filepath.Join(mainTop, worktreeDir, shared))
 	}
+	// The directory is told by its identity, one stat a worktree, not by
+	// resolving every worktree's path (thousands of worktrees).
+	var sharedInfo os.FileInfo
+	if sharedDir != "" {
+		sharedInfo, _ = os.Stat(sharedDir)
+	}
 	for _, w := range wts {
 		if w.Main || w.Bare || w.Prunable {
 			continue
 		}
-		inDir := sharedDir != "" && canonical(w.Path) == sharedDir
+		inDir := sharedDir != "" && filepath.Clean(w.Path) == sharedDir
+		if !inDir && sharedInfo != nil {
+			fi, err := os.Stat(w.Path)
+			inDir = err == nil && os.SameFile(fi, sharedInfo)
+		}
 		// The plugin leaves its shared worktree on the last sequential
 		// task's branch: the directory, not the branch, makes it the run's.
 		if w.BranchShort() == shared || inDir {

@@ -225,6 +225,56 @@ func ParseStatus(out []byte) Status {
 	return st
 }
 
+// AdminDirOf finds a linked worktree's admin entry from the worktree
+// itself: the entry its .git file names, when that entry is one of
+// commonDir's and records this path (what AdminDirs would map it to). ok
+// is false when the worktree cannot say (no .git file, a symbolic link,
+// an entry elsewhere or recording another path): AdminDirs then reads
+// every entry. One entry read, not all of them: a repository may hold
+// thousands of worktrees.
+func AdminDirOf(commonDir, path string) (string, bool) {
+	if fi, err := os.Lstat(path); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	data, err := os.ReadFile(filepath.Join(path, ".git"))
+	if err != nil {
+		return "", false
+	}
+	named, ok := strings.CutPrefix(strings.TrimRight(string(data), "\r\n"), "gitdir: ")
+	if !ok {
+		return "", false
+	}
+	if !filepath.IsAbs(named) {
+		named = filepath.Join(path, named)
+	}
+	admin := filepath.Join(commonDir, "worktrees")
+	if filepath.Dir(filepath.Clean(named)) != filepath.Clean(admin) {
+		return "", false
+	}
+	dir := filepath.Join(admin, filepath.Base(named))
+	rec, err := os.ReadFile(filepath.Join(dir, "gitdir"))
+	if err != nil {
+		return "", false
+	}
+	for _, p := range recordedPaths(dir, strings.TrimRight(string(rec), "\r\n")) {
+		if p == filepath.Clean(path) {
+			return dir, true
+		}
+	}
+	return "", false
+}
+
+// recordedPaths are the paths an entry's gitdir file records: as written
+// (git lists a damaged entry so) and, when relative, as it resolves from
+// the entry.
+func recordedPaths(dir, raw string) []string {
+	out := []string{filepath.Clean(strings.TrimSuffix(raw, "/.git"))}
+	if !filepath.IsAbs(raw) {
+		out = append(out, filepath.Clean(strings.TrimSuffix(filepath.Join(dir, raw), "/.git")))
+	}
+	return out
+}
+
 // AdminDirs maps each linked worktree's path, as its admin entry records
 // it, to that entry (<common dir>/worktrees/<id>). A worktree whose
 // directory is gone or was moved is still found: the entry is what holds
@@ -242,12 +292,8 @@ func AdminDirs(commonDir string) map[string]string {
 		if err != nil {
 			continue
 		}
-		raw := strings.TrimRight(string(data), "\r\n")
-		// Under the name as it is written (git lists a damaged entry so)
-		// and, when relative, as it resolves from the entry.
-		res[filepath.Clean(strings.TrimSuffix(raw, "/.git"))] = dir
-		if !filepath.IsAbs(raw) {
-			res[filepath.Clean(strings.TrimSuffix(filepath.Join(dir, raw), "/.git"))] = dir
+		for _, p := range recordedPaths(dir, strings.TrimRight(string(data), "\r\n")) {
+			res[p] = dir
 		}
 	}
 	return res

@@ -559,3 +559,61 @@ func TestParseStatusFiles(t *testing.T) {
 		t.Errorf("ParseStatusFiles = %q, want %q", got, want)
 	}
 }
+
+// AdminDirOf finds what AdminDirs finds for a healthy worktree, and says
+// it cannot when the worktree's own .git may mislead: a symbolic link, a
+// .git naming another repository's entry, an entry that records another
+// path (the worktree was copied or moved by hand), no .git at all.
+func TestAdminDirOf(t *testing.T) {
+	dir := newRepo(t)
+	common := filepath.Join(dir, ".git")
+	wt := filepath.Join(dir, ".worktrees", "r1a2b3-task-1-1")
+	git(t, dir, "worktree", "add", "-q", "--detach", wt)
+	admins := worktree.AdminDirs(common)
+	got, ok := worktree.AdminDirOf(common, wt)
+	if !ok || got != admins[wt] || got == "" {
+		t.Fatalf("AdminDirOf = %q, %v; AdminDirs says %q", got, ok, admins[wt])
+	}
+
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(wt, link); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := worktree.AdminDirOf(common, link); ok {
+		t.Errorf("through a symbolic link: %q", got)
+	}
+	// A copy of the worktree: its .git names the original's entry, which
+	// records the original's path.
+	cp := filepath.Join(dir, "copy")
+	if err := os.MkdirAll(cp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(wt, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(cp, ".git"), string(data))
+	if got, ok := worktree.AdminDirOf(common, cp); ok {
+		t.Errorf("a copy: %q", got)
+	}
+	// Another repository's entry.
+	other := newRepo(t)
+	if got, ok := worktree.AdminDirOf(filepath.Join(other, ".git"), wt); ok {
+		t.Errorf("another repository's common dir: %q", got)
+	}
+	if got, ok := worktree.AdminDirOf(common, filepath.Join(dir, "nowhere")); ok {
+		t.Errorf("no such directory: %q", got)
+	}
+	if got, ok := worktree.AdminDirOf(common, dir); ok {
+		t.Errorf("the main worktree (.git is a directory): %q", got)
+	}
+	// A relative gitdir, as worktree.useRelativePaths writes it.
+	rel, err := filepath.Rel(wt, admins[wt])
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(wt, ".git"), "gitdir: "+rel+"\n")
+	if got, ok := worktree.AdminDirOf(common, wt); !ok || got != admins[wt] {
+		t.Errorf("relative gitdir: %q, %v; want %q", got, ok, admins[wt])
+	}
+}
