@@ -24,6 +24,10 @@ type Objects struct {
 	out    *bufio.Reader
 	stderr strings.Builder
 	err    error
+	// trees remembers the trees read by object id: a tree diff reads the
+	// same base tree once per task tip otherwise.
+	treeMu sync.Mutex
+	trees  map[string][]TreeEntry
 }
 
 // Object is what cat-file found under a name. Type is "" when nothing is
@@ -121,11 +125,47 @@ func (o *Objects) fail(err error) error {
 // Tree lists the tree called name; nil when there is none or it is not a
 // tree.
 func (o *Objects) Tree(name string) ([]TreeEntry, error) {
+	// Only a name that is an object id (or one followed by ^{tree})
+	// always names the same tree.
+	key := strings.TrimSuffix(name, "^{tree}")
+	fixed := isHexID(key)
+	if fixed {
+		o.treeMu.Lock()
+		t, ok := o.trees[name]
+		o.treeMu.Unlock()
+		if ok {
+			return t, nil
+		}
+	}
 	obj, err := o.Get(name)
 	if err != nil || obj.Type != "tree" {
 		return nil, err
 	}
-	return ParseTree(obj.Data, len(obj.OID)/2)
+	t, err := ParseTree(obj.Data, len(obj.OID)/2)
+	if err == nil && fixed {
+		o.treeMu.Lock()
+		if o.trees == nil {
+			o.trees = map[string][]TreeEntry{}
+		}
+		if len(o.trees) < 1<<14 {
+			o.trees[name] = t
+		}
+		o.treeMu.Unlock()
+	}
+	return t, err
+}
+
+// isHexID reports whether s is a full object id (SHA-1 or SHA-256).
+func isHexID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // ParseTree reads git's binary tree format: "<mode> <name>\0<raw id>" per
@@ -316,14 +356,18 @@ func (o *Objects) DiffTrees(from, to string) (string, error) {
 
 // treeOf reads the tree a tree-ish name leads to; an error when none.
 func (o *Objects) treeOf(name string) ([]TreeEntry, error) {
-	obj, err := o.Get(name + "^{tree}")
-	if err != nil {
-		return nil, err
+	t, err := o.Tree(name + "^{tree}")
+	if err == nil && t == nil {
+		// An empty tree reads as no entries, not nil.
+		obj, gerr := o.Get(name + "^{tree}")
+		if gerr != nil {
+			return nil, gerr
+		}
+		if obj.Type != "tree" {
+			return nil, fmt.Errorf("cat-file: %s is not a tree-ish", name)
+		}
 	}
-	if obj.Type != "tree" {
-		return nil, fmt.Errorf("cat-file: %s is not a tree-ish", name)
-	}
-	return ParseTree(obj.Data, len(obj.OID)/2)
+	return t, err
 }
 
 func (o *Objects) diffTrees(a, b []TreeEntry, prefix string, lines *[]string) error {

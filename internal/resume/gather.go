@@ -322,6 +322,25 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	}
 
 	gitcmd.Mark("base resolved")
+	// The paths the task tips change against the base, for the squash
+	// search, read while the plan is looked for.
+	type guess struct {
+		paths map[string]bool
+		err   error
+	}
+	guessCh := make(chan guess, 1)
+	if opts.Light {
+		guessCh <- guess{}
+	} else {
+		tipsNow := append([]branches.Branch(nil), st.TaskBranches...)
+		done := make(chan struct{})
+		defer func() { <-done }() // before the reader closes, whatever returns
+		go func() {
+			defer close(done)
+			g, err := guessPaths(objs, base.Commit, tipsNow)
+			guessCh <- guess{g, err}
+		}()
+	}
 	pr, err := findPlan(ctx, repo, objs, opts, cfg, allRefs, wts, base, st.WorktreeDir)
 	if err != nil {
 		return nil, err
@@ -471,7 +490,8 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 			if p == nil || opts.Light {
 				return nil
 			}
-			if guessed, err = guessPaths(objs, base.Commit, st.TaskBranches); err != nil || guessed == nil {
+			g := <-guessCh
+			if guessed, err = g.paths, g.err; err != nil || guessed == nil {
 				return err
 			}
 			<-startKnown
