@@ -322,6 +322,61 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	}
 
 	gitcmd.Mark("base resolved")
+	discards, saves, err := readSaves(ctx, repo, objs, refs, run)
+	if err != nil {
+		return nil, fmt.Errorf("read the run's saves: %w", err)
+	}
+	var tips []string
+	seen := map[string]bool{}
+	addTip := func(oid string) {
+		if oid != "" && !seen[oid] {
+			seen[oid] = true
+			tips = append(tips, oid)
+		}
+	}
+	for _, b := range st.TaskBranches {
+		addTip(b.OID)
+	}
+	for _, b := range st.RemoteCopies {
+		addTip(b.OID)
+	}
+	// <run>-main bounds the tasks' work when it is not the base.
+	var bounds []string
+	if st.MainBranch != nil && st.MainBranch.OID != base.Commit {
+		bounds = append(bounds, st.MainBranch.OID)
+		addTip(st.MainBranch.OID)
+	}
+	sort.Strings(tips)
+	// The tips a clean deleted are walked too, so that what they hold is
+	// known wherever another branch still holds it; they never date the
+	// run's start (heads, below, are the tips without them).
+	walkTips := append([]string(nil), tips...)
+	for _, d := range discards {
+		if !seen[d.OID] {
+			seen[d.OID] = true
+			walkTips = append(walkTips, d.OID)
+		}
+	}
+	sort.Strings(walkTips)
+	if opts.Light {
+		walkTips = nil
+	}
+	// The walk needs no plan: it starts now, while the plan is looked for.
+	type walked struct {
+		walk  []gitcmd.LogEntry
+		trees map[string]string
+		err   error
+	}
+	walkCh := make(chan walked, 1)
+	{
+		done := make(chan struct{})
+		defer func() { <-done }()
+		go func() {
+			defer close(done)
+			w, t, err := repo.LogWalk(ctx, walkTips, []string{base.Commit})
+			walkCh <- walked{w, t, err}
+		}()
+	}
 	// The paths the task tips change against the base, for the squash
 	// search, read while the plan is looked for.
 	type guess struct {
@@ -380,36 +435,11 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 
 	gitcmd.Mark("plan found")
 	m := branches.MatchNames(run, p, st.TaskBranches)
-	discards, saves, err := readSaves(ctx, repo, objs, refs, run)
-	if err != nil {
-		return nil, fmt.Errorf("read the run's saves: %w", err)
-	}
 
 	// Stage B, at once: one walk of every commit reachable from a task tip
-	// and not from the base; the search of the base and the default branch
-	// for landed work since the run started; what each worktree of the run
-	// holds.
-	var tips []string
-	seen := map[string]bool{}
-	addTip := func(oid string) {
-		if oid != "" && !seen[oid] {
-			seen[oid] = true
-			tips = append(tips, oid)
-		}
-	}
-	for _, b := range st.TaskBranches {
-		addTip(b.OID)
-	}
-	for _, b := range st.RemoteCopies {
-		addTip(b.OID)
-	}
-	// <run>-main bounds the tasks' work when it is not the base.
-	var bounds []string
-	if st.MainBranch != nil && st.MainBranch.OID != base.Commit {
-		bounds = append(bounds, st.MainBranch.OID)
-		addTip(st.MainBranch.OID)
-	}
-	sort.Strings(tips)
+	// and not from the base (started above); the search of the base and
+	// the default branch for landed work since the run started; what each
+	// worktree of the run holds.
 	// The run's start is dated by the branches that may be its own: a
 	// branch whose name names no task (a follow-up fix, an earlier plan's)
 	// must not move it back.
@@ -433,15 +463,8 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 			heads = append(heads, w.HEAD)
 		}
 	}
-	// The tips a clean deleted are walked too, so that what they hold is
-	// known wherever another branch still holds it; they never date the
-	// run's start.
-	for _, d := range discards {
-		addTip(d.OID)
-	}
-	sort.Strings(tips)
 	if opts.Light {
-		tips, heads = nil, nil
+		heads = nil
 	}
 	_, defOIDs := defaultBranches(allRefs, base)
 	defIsBase := len(defOIDs) == 0
@@ -463,7 +486,8 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	knowStart := sync.OnceFunc(func() { close(startKnown) })
 	err = parallel(
 		func() (err error) {
-			if walk, trees, err = repo.LogWalk(ctx, tips, []string{base.Commit}); err != nil {
+			w := <-walkCh
+			if walk, trees, err = w.walk, w.trees, w.err; err != nil {
 				return fmt.Errorf("walk the run's history: %w", err)
 			}
 			if repo.Shallow {
@@ -580,7 +604,7 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	// landed ones (a commit the walk holds is not the base's, nor, the
 	// start being the base's, older than the start). Without a start, git
 	// is asked.
-	if len(tips) > 0 && !defIsBase {
+	if len(walkTips) > 0 && !defIsBase {
 		if start != "" {
 			notDefault = map[string]bool{}
 			held := make(map[string]bool, len(landedDef))
@@ -592,7 +616,7 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 					notDefault[c.OID] = true
 				}
 			}
-		} else if notDefault, err = repo.RevSet(ctx, tips, append([]string{base.Commit}, defOIDs...)); err != nil {
+		} else if notDefault, err = repo.RevSet(ctx, walkTips, append([]string{base.Commit}, defOIDs...)); err != nil {
 			return nil, err
 		}
 	}
