@@ -89,7 +89,13 @@ type TaskState struct {
 	// From is the commit Branch's work starts from: its stack parent's tip,
 	// else the one commit of the base it left from ("" when that is not
 	// one commit). The task's combined change is From..Branch.
-	From   string
+	From string
+	// To is the commit Branch's work for this task ends at: Branch's tip,
+	// unless another task's work is on top of it on the same branch (a
+	// task stacked on this one, this one's branch gone). ToTime is its
+	// commit time. The task's combined change is From..To.
+	To     string
+	ToTime int64
 	Landed *Landing
 	// Doubts are why work that may be this task's was not counted.
 	Doubts []string
@@ -364,10 +370,19 @@ func Decide(in Input) Verdict {
 	}
 	credits := map[string]map[int]int{}     // task -> branch index -> commits
 	stoppedWork := map[string]map[int]int{} // the same, for what stopped attempts made
+	// creditedOn[i]: the finished commits of branch i, by the task
+	// credited: one branch may carry several tasks' work (a task stacked
+	// on another whose branch is gone), each with its own start.
+	creditedOn := map[int]map[string][]int{}
 	credit := func(id string, i, c int) {
 		m := credits
 		if stopTask[c] == id {
 			m = stoppedWork
+		} else {
+			if creditedOn[i] == nil {
+				creditedOn[i] = map[string][]int{}
+			}
+			creditedOn[i][id] = append(creditedOn[i][id], c)
 		}
 		if m[id] == nil {
 			m[id] = map[int]int{}
@@ -487,6 +502,16 @@ func Decide(in Input) Verdict {
 			st.Branch = &b
 			st.OwnCommits = work[best]
 			st.From = from[best]
+			st.To, st.ToTime = b.OID, b.CommitTime.Unix()
+			// Other tasks' finished work on the same branch: this task's
+			// change is its own commits', when they are one line.
+			if len(creditedOn[best]) > 1 {
+				mineOn := creditedOn[best][t.ID]
+				f, h := setFrom(in.Walk, mineOn), setHead(in.Walk, mineOn)
+				if f != "" && h >= 0 {
+					st.From, st.To, st.ToTime = f, in.Walk[h].OID, in.Walk[h].Time
+				}
+			}
 			if p := parent[best]; p >= 0 {
 				st.StackParent = task[p]
 				if st.StackParent == "" {
@@ -670,6 +695,51 @@ func revertedSubject(subject string) (string, bool) {
 		return strings.TrimSpace(subject[7:]), true
 	}
 	return "", false
+}
+
+// setFrom is the one commit outside set (indexes into walk) that its
+// commits have as parents: where a run of commits starts. "" when there
+// are several (the commits are not one line) or none.
+func setFrom(walk []CommitInfo, set []int) string {
+	in := make(map[string]bool, len(set))
+	for _, c := range set {
+		in[walk[c].OID] = true
+	}
+	out := ""
+	for _, c := range set {
+		for _, p := range walk[c].Parents {
+			if in[p] {
+				continue
+			}
+			if out != "" && out != p {
+				return ""
+			}
+			out = p
+		}
+	}
+	return out
+}
+
+// setHead is the one commit of set (indexes into walk) that no other
+// commit of set has as a parent: where a run of commits ends. -1 when
+// there are several or none.
+func setHead(walk []CommitInfo, set []int) int {
+	parent := map[string]bool{}
+	for _, c := range set {
+		for _, p := range walk[c].Parents {
+			parent[p] = true
+		}
+	}
+	head := -1
+	for _, c := range set {
+		if !parent[walk[c].OID] {
+			if head >= 0 {
+				return -1
+			}
+			head = c
+		}
+	}
+	return head
 }
 
 // leftFrom is the one commit outside the walk that the commits of set

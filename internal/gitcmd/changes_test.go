@@ -35,12 +35,34 @@ func TestLogAndDiffChangesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	diffed, err := r.DiffChanges(ctx, []string{tip + " " + root})
+	// Records are keyed by their line: one tip against two parents (two
+	// tasks' work on one branch) gives two changes, and a pair with no
+	// change is there, empty.
+	mid := git(t, dir, "rev-parse", "task~2")
+	lines := []string{tip + " " + root, tip + " " + mid, tip + " " + tip}
+	diffed, err := r.DiffChanges(ctx, lines)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if logged[squash] == "" || logged[squash] != diffed[tip] {
-		t.Fatalf("log --raw:\n%q\ndiff-tree:\n%q", logged[squash], diffed[tip])
+	if logged[squash] == "" || logged[squash] != diffed[lines[0]] {
+		t.Fatalf("log --raw:\n%q\ndiff-tree:\n%q", logged[squash], diffed[lines[0]])
+	}
+	if got := strings.Count(diffed[lines[1]], "\n") + 1; got != 2 || diffed[lines[1]] == diffed[lines[0]] {
+		t.Errorf("tip against task~2: %q; want its last 2 changes only", diffed[lines[1]])
+	}
+	if v, ok := diffed[lines[2]]; !ok || v != "" {
+		t.Errorf("tip against itself: %q, %v; want an empty change", v, ok)
+	}
+	o, err := r.ObjectReader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	for _, l := range lines {
+		tipL, from, _ := strings.Cut(l, " ")
+		if got, err := o.DiffTrees(from, tipL); err != nil || got != diffed[l] {
+			t.Errorf("DiffTrees %s = %q, %v; diff-tree says %q", l, got, err, diffed[l])
+		}
 	}
 	for _, n := range names {
 		if !strings.Contains(logged[squash], " "+n) {

@@ -601,16 +601,50 @@ func (r *Repo) LogChanges(ctx context.Context, include, exclude, paths []string)
 }
 
 // DiffChanges reads the changes of diff-tree --stdin lines ("<commit>",
-// or "<commit> <parent>" for the change from parent to commit).
+// or "<commit> <parent>" for the change from parent to commit), keyed by
+// the line itself: git heads each record with the commit alone, and two
+// lines may name one commit with different parents (two tasks whose work
+// is on one branch).
 func (r *Repo) DiffChanges(ctx context.Context, lines []string) (Changes, error) {
 	if len(lines) == 0 {
 		return Changes{}, nil
 	}
-	out, err := r.RunInput(ctx, []byte(strings.Join(lines, "\n")+"\n"), "diff-tree", "-r", "--no-renames", "-z", "--stdin")
+	// --always: a record for every line, empty changes included, so that
+	// the records follow the lines one for one.
+	out, err := r.RunInput(ctx, []byte(strings.Join(lines, "\n")+"\n"), "diff-tree", "--always", "-r", "--no-renames", "-z", "--stdin")
 	if err != nil {
 		return nil, err
 	}
-	return ParseChanges(out), nil
+	res := Changes{}
+	i := -1
+	var recs []string
+	flush := func() {
+		if i >= 0 && i < len(lines) {
+			sort.Strings(recs)
+			res[lines[i]] = strings.Join(recs, "\n")
+		}
+		recs = nil
+	}
+	toks := strings.Split(string(out), "\x00")
+	for j := 0; j < len(toks); j++ {
+		t := strings.TrimLeft(toks[j], "\n")
+		switch {
+		case strings.HasPrefix(t, ":"):
+			f := strings.Fields(t)
+			if j+1 < len(toks) && len(f) >= 5 {
+				recs = append(recs, f[1]+" "+f[3]+" "+toks[j+1])
+			}
+			j++ // the path
+		case t != "":
+			flush()
+			i++
+		}
+	}
+	flush()
+	if i+1 != len(lines) {
+		return nil, fmt.Errorf("diff-tree: %d records for %d lines", i+1, len(lines))
+	}
+	return res, nil
 }
 
 // ParseChanges parses NUL-separated raw diffs (`log --raw -z` with a

@@ -17,30 +17,58 @@ import (
 // depend on what landed.
 func taskChangesOf(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, states []branches.TaskState) (gitcmd.Changes, error) {
 	var lines []string
-	pairs := map[string]string{}
+	seen := map[string]bool{}
 	for i := range states {
 		s := &states[i]
-		if s.Branch != nil && s.From != "" && s.OwnCommits > 0 {
-			lines = append(lines, s.Branch.OID+" "+s.From)
-			pairs[s.Branch.OID] = s.From
+		if k := changeKey(s); k != "" && !seen[k] {
+			seen[k] = true
+			lines = append(lines, k)
 		}
 	}
 	if len(lines) == 0 {
 		return nil, nil
 	}
-	if objs == nil || len(pairs) > inProcessDiffs {
+	if objs == nil || len(lines) > inProcessDiffs {
 		return repo.DiffChanges(ctx, lines)
 	}
 	// A few tree reads each, no process to start.
 	changes := gitcmd.Changes{}
-	for tip, from := range pairs {
+	for _, k := range lines {
+		tip, from, _ := strings.Cut(k, " ")
 		ch, err := objs.DiffTrees(from, tip)
 		if err != nil {
 			return nil, err
 		}
-		changes[tip] = ch
+		changes[k] = ch
 	}
 	return changes, nil
+}
+
+// changeKey names a task's own change, "<tip> <from>": its branch's tip
+// alone does not, since two tasks' work may be on one branch (a task
+// stacked on another whose branch was deleted). "" when the task has no
+// work of its own on a branch.
+func changeKey(s *branches.TaskState) string {
+	if s.Branch == nil || s.From == "" || s.OwnCommits == 0 {
+		return ""
+	}
+	return taskTo(s) + " " + s.From
+}
+
+// taskTo is the commit a task's work ends at (its branch's tip unless
+// another task's work is on top), and its commit time.
+func taskTo(s *branches.TaskState) string {
+	if s.To != "" {
+		return s.To
+	}
+	return s.Branch.OID
+}
+
+func taskToTime(s *branches.TaskState) int64 {
+	if s.To != "" {
+		return s.ToTime
+	}
+	return s.Branch.CommitTime.Unix()
 }
 
 // guessPaths are the paths the task tips change against the base, read
@@ -119,8 +147,8 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 		// An interrupted attempt is never landed by a change that merely
 		// looks like it: a squash names nothing, and the attempt's
 		// leftovers say it did not finish.
-		if s.Branch != nil && s.From != "" && s.OwnCommits > 0 && s.Status != branches.Interrupted &&
-			(s.Landed == nil || s.Landed.How != "merge") && changes[s.Branch.OID] != "" {
+		if changeKey(s) != "" && s.Status != branches.Interrupted &&
+			(s.Landed == nil || s.Landed.How != "merge") && changes[changeKey(s)] != "" {
 			tasks = append(tasks, s)
 		}
 	}
@@ -140,10 +168,8 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 	}
 	found := map[*branches.TaskState]cand{}
 	pairs := map[*branches.TaskState][]cand{}
-	var again bytes.Buffer
-	asked := map[string]bool{}
 	for _, s := range tasks {
-		ch := changes[s.Branch.OID]
+		ch := changes[changeKey(s)]
 		if ch == "" {
 			continue
 		}
@@ -151,7 +177,7 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 			// A squash is made from the task's work, so after it: an
 			// older commit with the same change (another task's, or a
 			// teammate's that the task copied) is not the task's landing.
-			if c.time < s.Branch.CommitTime.Unix() {
+			if c.time < taskToTime(s) {
 				continue
 			}
 			if cands[c.oid] == ch {
@@ -166,22 +192,38 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 			delete(pairs, s)
 			continue
 		}
-		again.WriteString(s.Branch.OID + " " + s.From + "\n")
-		for _, c := range pairs[s] {
-			if !asked[c.oid] {
-				asked[c.oid] = true
-				again.WriteString(c.oid + "\n")
+	}
+	// patch-id names each patch by its commit alone: tasks whose work
+	// ends at one tip are asked in separate rounds, one per tip a round.
+	for len(pairs) > 0 {
+		var again bytes.Buffer
+		asked := map[string]bool{}
+		round := map[*branches.TaskState][]cand{}
+		for _, s := range tasks {
+			cs, ok := pairs[s]
+			if !ok || asked[taskTo(s)] {
+				continue
+			}
+			asked[taskTo(s)] = true
+			round[s] = cs
+			delete(pairs, s)
+			again.WriteString(changeKey(s) + "\n")
+		}
+		for _, cs := range round {
+			for _, c := range cs {
+				if !asked[c.oid] {
+					asked[c.oid] = true
+					again.WriteString(c.oid + "\n")
+				}
 			}
 		}
-	}
-	if again.Len() > 0 {
 		ids, err := patchIDs(ctx, repo, again.Bytes())
 		if err != nil {
 			return err
 		}
-		for s, cs := range pairs {
+		for s, cs := range round {
 			for _, c := range cs {
-				if id := ids[s.Branch.OID]; id != "" && ids[c.oid] == id {
+				if id := ids[taskTo(s)]; id != "" && ids[c.oid] == id {
 					found[s] = c
 					break
 				}
