@@ -148,7 +148,8 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 		return nil, &InputError{err.Error()}
 	}
 	run := opts.Run
-	started := gitcmd.Processes()
+	// Counted from before rev-parse, whether or not it has started yet.
+	started := o.started
 	repo := o.early()
 	st := &State{Repo: repo, WorktreeDir: ".worktrees", opts: opts}
 	rep := &Report{SchemaVersion: SchemaVersion, RunID: run, Problems: []Problem{},
@@ -361,6 +362,29 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	if opts.Light {
 		walkTips = nil
 	}
+	// The default branches' commits since the run started: the start is
+	// the base's own commit or one of its ancestors (the commit that
+	// added the plan, or where the run's branches meet the base), so
+	// "since the start, not the base's" is "not the base's". Read now,
+	// beside the walk, while the plan is looked for.
+	_, defOIDs := defaultBranches(allRefs, base)
+	defIsBase := len(defOIDs) == 0
+	type logged struct {
+		cs  []gitcmd.LogEntry
+		err error
+	}
+	defCh := make(chan logged, 1)
+	if opts.Light || defIsBase {
+		defCh <- logged{}
+	} else {
+		done := make(chan struct{})
+		defer func() { <-done }()
+		go func() {
+			defer close(done)
+			cs, err := repo.LogRevs(ctx, defOIDs, []string{base.Commit})
+			defCh <- logged{cs, err}
+		}()
+	}
 	// The walk needs no plan: it starts now, while the plan is looked for.
 	type walked struct {
 		walk  []gitcmd.LogEntry
@@ -384,7 +408,11 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 		err   error
 	}
 	guessCh := make(chan guess, 1)
-	if opts.Light {
+	// Only from the run's own branch: tasks leave it at its tip, so what a
+	// tip changes against it is the tasks' work. Against a shared base
+	// that moved on (main), it is also everything the base did since the
+	// fork: a wide, slow search. Then the exact paths are waited for.
+	if opts.Light || !runOwnBase(base, run) {
 		guessCh <- guess{}
 	} else {
 		tipsNow := append([]branches.Branch(nil), st.TaskBranches...)
@@ -466,8 +494,6 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	if opts.Light {
 		heads = nil
 	}
-	_, defOIDs := defaultBranches(allRefs, base)
-	defIsBase := len(defOIDs) == 0
 	var walk []gitcmd.LogEntry
 	var trees map[string]string
 	var notDefault map[string]bool
@@ -548,9 +574,8 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 					return err
 				},
 				func() (err error) {
-					if !defIsBase {
-						landedDef, err = repo.LogRevs(ctx, defOIDs, []string{start + "^@", base.Commit})
-					}
+					d := <-defCh
+					landedDef, err = d.cs, d.err
 					return err
 				},
 			)
@@ -591,7 +616,7 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	// before it: an earlier plan's, under a reused run id. Asked only when
 	// the walk cannot show that every branch left the base at that commit
 	// (the common case: tasks branch off <run>-main where the plan is).
-	if fromPlan && len(st.TaskBranches) > 0 && !allLeaveAt(walk, st.TaskBranches, start) {
+	if fromPlan && len(st.TaskBranches) > 0 && !allHoldStart(walk, st.TaskBranches, start, landed) {
 		tp := branches.TaskPrefix(run)
 		holding, err = repo.RefsContaining(ctx, start, "refs/heads/"+tp+"*", "refs/heads/"+tp+"*/**",
 			"refs/remotes/*/"+tp+"*", "refs/remotes/*/"+tp+"*/**")
@@ -749,22 +774,79 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	return st, nil
 }
 
-// allLeaveAt reports whether the walk shows every branch holding start:
-// each tip is in the walk and the only commit outside it that the walk's
-// commits have as a parent is start itself.
-func allLeaveAt(walk []gitcmd.LogEntry, bs []branches.Branch, start string) bool {
+// allHoldStart reports whether the history read shows every branch
+// holding start, the commit that added the plan, so that no `for-each-ref
+// --contains` is needed. A branch holds it when every way out of the walk
+// from its tip (or its tip itself, when the walk does not hold it) is a
+// commit that reaches start among landed, the base's commits since start
+// (start included): a path from a commit down to start runs through
+// commits that are start's descendants, all of which landed holds when the
+// commit is the base's. false means "not shown", never "not held".
+func allHoldStart(walk []gitcmd.LogEntry, bs []branches.Branch, start string, landed []gitcmd.LogEntry) bool {
 	in := make(map[string]bool, len(walk))
 	for _, c := range walk {
 		in[c.OID] = true
 	}
+	parents := make(map[string][]string, len(landed))
+	for _, c := range landed {
+		parents[c.OID] = c.Parents
+	}
+	// reach[c]: 1 reaches start, 2 does not; found without recursion,
+	// landed may hold thousands of commits.
+	reach := map[string]int8{start: 1}
+	holds := func(oid string) bool {
+		if r := reach[oid]; r != 0 {
+			return r == 1
+		}
+		if _, ok := parents[oid]; !ok {
+			return false
+		}
+		type frame struct {
+			oid string
+			i   int
+		}
+		stack := []frame{{oid, 0}}
+		onStack := map[string]bool{oid: true}
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			ps := parents[f.oid]
+			if reach[f.oid] == 0 && f.i < len(ps) {
+				p := ps[f.i]
+				f.i++
+				switch r := reach[p]; {
+				case r == 1:
+					reach[f.oid] = 1
+				case r == 2 || onStack[p]:
+				default:
+					if _, ok := parents[p]; ok {
+						stack = append(stack, frame{p, 0})
+						onStack[p] = true
+					} else {
+						reach[p] = 2
+					}
+				}
+				continue
+			}
+			if reach[f.oid] == 0 {
+				reach[f.oid] = 2
+			}
+			done := f.oid
+			delete(onStack, done)
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 && reach[done] == 1 {
+				reach[stack[len(stack)-1].oid] = 1
+			}
+		}
+		return reach[oid] == 1
+	}
 	for _, b := range bs {
-		if !in[b.OID] {
+		if !in[b.OID] && !holds(b.OID) {
 			return false
 		}
 	}
 	for _, c := range walk {
 		for _, p := range c.Parents {
-			if !in[p] && p != start {
+			if !in[p] && !holds(p) {
 				return false
 			}
 		}
@@ -950,12 +1032,14 @@ type Opening struct {
 	done chan struct{}
 	repo *gitcmd.Repo
 	err  error
+	// started is the git process count before the opening's own.
+	started int64
 }
 
 // StartOpen starts finding the repository that dir ("" for the current
 // directory) is in.
 func StartOpen(ctx context.Context, dir string) *Opening {
-	o := &Opening{dir: dir, done: make(chan struct{})}
+	o := &Opening{dir: dir, done: make(chan struct{}), started: gitcmd.Processes()}
 	go func() {
 		defer close(o.done)
 		o.repo, o.err = OpenRepo(ctx, dir)
@@ -965,7 +1049,7 @@ func StartOpen(ctx context.Context, dir string) *Opening {
 
 // Opened is the Opening of a repository already found.
 func Opened(repo *gitcmd.Repo) *Opening {
-	o := &Opening{dir: repo.Dir, done: make(chan struct{}), repo: repo}
+	o := &Opening{dir: repo.Dir, done: make(chan struct{}), repo: repo, started: gitcmd.Processes()}
 	close(o.done)
 	return o
 }
