@@ -35,7 +35,9 @@ func TestSquashPathsCovered(t *testing.T) {
 // allHoldStart answers from the history in hand whether every branch holds
 // the commit that added the plan; where it cannot show it, git is asked.
 func TestAllHoldStart(t *testing.T) {
-	e := func(oid string, parents ...string) gitcmd.LogEntry { return gitcmd.LogEntry{OID: oid, Parents: parents} }
+	e := func(oid string, parents ...string) gitcmd.LogEntry {
+		return gitcmd.LogEntry{OID: oid, Parents: parents}
+	}
 	b := func(oid string) branches.Branch { return branches.Branch{Name: "t-" + oid, OID: oid} }
 	// The base's commits since start S (S included): S <- a <- m, where m
 	// also merges x, a side commit made before S (its parent P is S's).
