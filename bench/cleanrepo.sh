@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# The repository of the clean benchmark (d): a few hundred files, a plan with
-# 50 tasks in one parallel phase, none done, and 50 stale worktrees of them.
+# The repository of the clean benchmarks (d) and (d2): a few hundred files, a
+# plan with 50 tasks in one parallel phase, none done, and 50 stale worktrees
+# of them.
 #
-#   bench/cleanrepo.sh init DIR       create DIR (300 files of ~2 KB, plan, <run>-main)
-#   bench/cleanrepo.sh populate DIR   remove what is left of a previous round, then
+#   bench/cleanrepo.sh init DIR       create DIR (300 files of ~2 KB, a .gitignore
+#                                     of node_modules/ and .env, plan, <run>-main),
+#                                     and under DIR/.git/bench-template the
+#                                     ignored files of (d2)
+#   bench/cleanrepo.sh populate DIR [ignored]
+#                                     remove what is left of a previous round, then
 #                                     add the 50 worktrees; the even ones are dirty
 #                                     (a staged new file, an unstaged change, an
-#                                     untracked file)
+#                                     untracked file); with "ignored" (d2) each also
+#                                     holds an ignored node_modules/ of 2,000 small
+#                                     files and an ignored .env
 #   bench/cleanrepo.sh list DIR       print the 50 worktree paths
 set -euo pipefail
 
@@ -38,10 +45,31 @@ init() {
       printf '\n### Task 1.%d: Worker %d (S - 1h)\n- Files: `src/pkg%d/file%d.go`\n' "$i" "$i" $((i % 15)) $((i % 20))
     done
   } > "specs/$run/plan.md"
+  # What agents' worktrees hold and git ignores: dependencies and secrets.
+  # (d)'s worktrees hold neither, so nothing in them is ignored.
+  printf 'node_modules/\n.env\n' > .gitignore
   git add -A
   git commit -qm "Add plan for run $run"
   git branch "$run-main"
   git commit-graph write --reachable
+  template
+}
+
+# template writes (d2)'s ignored files once, inside .git (no status sees
+# them): node_modules/ of 100 packages x 20 files of ~200 bytes, and a .env.
+# populate copies them into each worktree with one cp -r.
+template() {
+  local t=.git/bench-template p f line
+  rm -rf "$t"
+  mkdir -p "$t/node_modules"
+  printf -v line '%s\n' "module.exports = function () { return 'a file of a generated dependency tree, ignored by git, about 200 bytes'; };"
+  for ((p = 0; p < 100; p++)); do
+    mkdir "$t/node_modules/pkg-$p"
+    for ((f = 0; f < 20; f++)); do
+      printf '// pkg-%d/file-%d.js\n%s// padding it to about two hundred bytes\n' "$p" "$f" "$line" > "$t/node_modules/pkg-$p/file-$f.js"
+    done
+  done
+  printf 'API_KEY=bench-not-a-secret\nDATABASE_URL=postgres://localhost:5432/bench\nDEBUG=1\n' > "$t/env"
 }
 
 paths() {
@@ -50,6 +78,7 @@ paths() {
 
 populate() {
   cd "$1"
+  ignored=${2:-}
   local i wt
   # Whatever a previous round left: worktrees, directories, saved states.
   if [ -d .worktrees ]; then
@@ -62,6 +91,17 @@ populate() {
   git for-each-ref --format='delete %(refname)' refs/taskclean/ | git update-ref --stdin
   # One at a time: in parallel it was slower on the 2-core benchmark VM.
   for ((i = 1; i <= tasks; i++)); do one "$i"; done
+  if [ "$ignored" = ignored ]; then
+    # Two copies at a time (the 2 cores): creating 100,000 files is all
+    # system time on the benchmark VM (0.4-1.5 s per worktree's 2,000).
+    local p1 p2
+    ignored_files 1 &
+    p1=$!
+    ignored_files 2 &
+    p2=$!
+    wait "$p1"
+    wait "$p2"
+  fi
   # A crashed agent's worktree is minutes old and its index was written after
   # its files (git add, git status). Fresh from checkout, every entry would be
   # "racily clean" (same second as the index) and each status would re-read
@@ -85,9 +125,20 @@ one() {
   fi
 }
 
+# ignored_files FIRST: (d2)'s ignored files into every other worktree from
+# FIRST on, one cp -r each.
+ignored_files() {
+  local i wt
+  for ((i = $1; i <= tasks; i += 2)); do
+    wt=".worktrees/$run-task-1-$i"
+    cp -r .git/bench-template/node_modules "$wt/"
+    cp .git/bench-template/env "$wt/.env"
+  done
+}
+
 case "${1:-}" in
   init) init "$2" ;;
-  populate) populate "$2" ;;
+  populate) populate "$2" "${3:-}" ;;
   list) paths ;;
-  *) echo "usage: $0 init|populate|list DIR" >&2; exit 2 ;;
+  *) echo "usage: $0 init DIR | populate DIR [ignored] | list" >&2; exit 2 ;;
 esac

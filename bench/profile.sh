@@ -9,7 +9,9 @@
 #    the program's own work);
 # 3. each traced git command run alone, 9 times: median wall time (process
 #    start included) and peak RSS, beside the cost of starting /bin/true,
-#    git and the Go binary;
+#    git and the Go binary; commands that read --stdin are skipped (the
+#    trace does not record their input: without it they walk from HEAD,
+#    the whole history), except the rev-list walk, whose input is rebuilt;
 # 4. perf stat and strace -c of the whole command, when they are installed.
 # Needs git-taskresume and trace2sum on PATH (bench/run.sh puts them there).
 set -euo pipefail
@@ -63,13 +65,26 @@ base_line "git version (starting git)" git version
 base_line "git-taskresume -h (starting the Go binary)" git-taskresume -h
 base_line "git taskresume $run --json (the whole command)" git taskresume "$run" --json
 base_line "git-taskresume $run --json (without git's dispatcher)" git-taskresume "$run" --json
+skipped=0
 while IFS= read -r line; do
   read -r -a argv <<<"$line" # the trace joins arguments with spaces; these have none
   stdin=""
-  [[ $line == "git rev-list --parents --stdin" ]] && stdin="$tmp/walk-stdin"
+  if [[ $line == "git rev-list --parents --stdin" ]]; then
+    stdin="$tmp/walk-stdin"
+  elif [[ " $line " == *" --stdin "* ]]; then
+    # Its input (revisions, or commit pairs) is not in the trace; run
+    # with none, git would walk all of HEAD's history instead (800 ms
+    # on repo-100k), which says nothing about the report.
+    printf '    %8s %8s  %s\n' "-" "-" "${line:0:120} (skipped: reads --stdin)"
+    skipped=$((skipped + 1))
+    continue
+  fi
   printf '    %8s %8s  %s\n' "$(wall "${argv[@]}")" "$(rss "${argv[@]}")" "${line:0:120}"
   stdin=""
 done < <(grep '^git ' "$tmp/trace")
+if ((skipped)); then
+  echo "    ($skipped commands reading --stdin skipped: the trace does not record their input; section 2 times them in situ)"
+fi
 echo
 
 if command -v perf > /dev/null && perf stat -e task-clock true > /dev/null 2>&1; then

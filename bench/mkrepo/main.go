@@ -2,16 +2,18 @@
 // `git fast-import` stream (standard library only):
 //
 //   - N commits on main, each changing one of 200 files under src/;
-//   - R runs of the seven-task plan of examples/demo.sh, each forked from its
-//     own point of main: <run>-main there, tasks 1.1 and 1.2 stacked, 2.1,
-//     2.2, 2.3 each on 1.2, 3.1 on an octopus merge of phase 2, 3.2 on 3.1;
-//     one or two commits per task;
-//   - the measured run (default m1b2c3): its plan specs/<run>/plan.md is
-//     added by main~100, <run>-main points there, and tasks 1.1, 1.2, 2.1
-//     are done (2.2, 2.3, 3.1, 3.2 pending, no worktrees);
+//   - R finished runs of the seven-task plan of examples/demo.sh, each
+//     forked from its own point of main: <run>-main there, tasks 1.1 and 1.2
+//     stacked, 2.1, 2.2, 2.3 each on 1.2, 3.1 on an octopus merge of phase
+//     2, 3.2 on 3.1; one or two commits per task;
+//   - the measured runs (layouts.go): L1, the run m1b2c3 (its plan
+//     specs/<run>/plan.md added by main~100, <run>-main there, tasks 1.1,
+//     1.2, 2.1 done, 2.2, 2.3, 3.1, 3.2 pending, no worktrees), five more
+//     layouts of the same plan (L2-L6) and two larger plans (50 and 500
+//     tasks) laid out as L1;
 //
-// then checks out main, packs the refs and writes a commit-graph, and prints
-// the repository's size.
+// then checks out main, packs the refs, writes a commit-graph, writes L3's
+// untracked plan into the main checkout, and prints the repository's size.
 //
 //	go run ./bench/mkrepo -dir /tmp/r20k -commits 20000 -runs 2800
 package main
@@ -29,30 +31,46 @@ import (
 	"time"
 )
 
-type task struct{ id, slug, title, file string }
-
-// The plan of examples/demo.sh.
-var tasks = []task{
-	{"1.1", "create-database-schema", "Create database schema (M - 1h)", "db/schema.sql"},
-	{"1.2", "install-dependencies", "Install dependencies (S - 0.5h)", "package.json"},
-	{"2.1", "user-service", "User service (M - 2h)", "src/services/user-service.ts"},
-	{"2.2", "product-service", "Product service (M - 2h)", "src/services/product-service.ts"},
-	{"2.3", "order-service", "Order service (M - 2.5h)", "src/services/order-service.ts"},
-	{"3.1", "api-integration-tests", "API integration tests (L - 3h)", "tests/integration/api.test.ts"},
-	{"3.2", "e2e-tests", "E2E tests (L - 3h)", "tests/e2e/workflows.test.ts"},
+type task struct {
+	phase                 int
+	id, slug, title, file string
 }
 
-func planText(run string) string {
+type phase struct {
+	n          int
+	name, mode string
+}
+
+// plan is a plan's phases and tasks, in order.
+type plan struct {
+	phases []phase
+	tasks  []task
+}
+
+// demo is the plan of examples/demo.sh.
+var demo = plan{
+	phases: []phase{{1, "Setup", "Sequential"}, {2, "Core Logic", "Parallel"}, {3, "Integration", "Sequential"}},
+	tasks: []task{
+		{1, "1.1", "create-database-schema", "Create database schema (M - 1h)", "db/schema.sql"},
+		{1, "1.2", "install-dependencies", "Install dependencies (S - 0.5h)", "package.json"},
+		{2, "2.1", "user-service", "User service (M - 2h)", "src/services/user-service.ts"},
+		{2, "2.2", "product-service", "Product service (M - 2h)", "src/services/product-service.ts"},
+		{2, "2.3", "order-service", "Order service (M - 2.5h)", "src/services/order-service.ts"},
+		{3, "3.1", "api-integration-tests", "API integration tests (L - 3h)", "tests/integration/api.test.ts"},
+		{3, "3.2", "e2e-tests", "E2E tests (L - 3h)", "tests/e2e/workflows.test.ts"},
+	},
+}
+
+// tasks is the demo plan's task list (the finished runs use it).
+var tasks = demo.tasks
+
+func (p plan) text(run string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Implementation Plan\n\nRun ID: %s\n", run)
-	phases := []struct {
-		n          int
-		name, mode string
-	}{{1, "Setup", "Sequential"}, {2, "Core Logic", "Parallel"}, {3, "Integration", "Sequential"}}
-	for _, ph := range phases {
+	for _, ph := range p.phases {
 		fmt.Fprintf(&b, "\n## Phase %d: %s (%s)\n", ph.n, ph.name, ph.mode)
-		for _, t := range tasks {
-			if t.id[0] == byte('0'+ph.n) {
+		for _, t := range p.tasks {
+			if t.phase == ph.n {
 				fmt.Fprintf(&b, "\n### Task %s: %s\n- Files: `%s`\n", t.id, t.title, t.file)
 			}
 		}
@@ -88,10 +106,13 @@ type change struct {
 	blob int
 }
 
-// commit writes a commit on ref with parents from (first) and merges.
+// commit writes a commit on ref with parents from (first) and merges. An
+// empty ref makes a commit no ref points at (yet): the caller names it.
 func (g *gen) commit(ref string, when int64, msg string, from int, merges []int, changes []change) int {
 	m := g.next()
-	g.refs[ref] = m
+	if ref != "" {
+		g.refs[ref] = m
+	}
 	if ref != "refs/heads/main" {
 		ref = scratch
 	}
@@ -135,7 +156,7 @@ func main() {
 	dir := flag.String("dir", "", "repository to create (must not exist)")
 	n := flag.Int("commits", 20000, "commits on main")
 	runs := flag.Int("runs", 2800, "finished runs of the seven-task plan")
-	run := flag.String("run", "m1b2c3", "the measured run")
+	run := flag.String("run", "m1b2c3", "the measured run (layout L1)")
 	flag.Parse()
 	if *dir == "" || *n < 200 {
 		fmt.Fprintln(os.Stderr, "usage: mkrepo -dir DIR [-commits N>=200] [-runs R] [-run ID]")
@@ -172,6 +193,9 @@ func main() {
 	git(*dir, "reset", "-q", "--hard", "main")
 	git(*dir, "pack-refs", "--all", "--prune")
 	git(*dir, "commit-graph", "write", "--reachable")
+	// Last, so that no step above can remove it: L3's plan exists only as
+	// an untracked file of the main checkout.
+	writeUntrackedPlan(*dir)
 	fmt.Printf("%s: %s commits, %s refs, .git %s (built in %.0fs: fast-import %.0fs, refs %.0fs, checkout+pack-refs+commit-graph %.0fs)\n", *dir,
 		strings.TrimSpace(gitOut(*dir, "rev-list", "--all", "--count")),
 		count(gitOut(*dir, "for-each-ref", "--format=x")),
@@ -184,6 +208,9 @@ func emit(g *gen, n, runs int, measured string) {
 	const step = 600 // ten minutes between commits on main
 	mainMarks := make([]int, n+1)
 	planAt := n - 100
+	// What some commits of main carry instead of the usual change to one
+	// src file: the measured runs' plans and L5's landed work.
+	special := mainSpecials(g, measured)
 	var init []change
 	for i := 0; i < files; i++ {
 		init = append(init, change{srcPath(i), g.blob(srcContent(i, 0))})
@@ -194,34 +221,26 @@ func emit(g *gen, n, runs int, measured string) {
 		f := i % files
 		ch := []change{{srcPath(f), g.blob(srcContent(f, i))}}
 		msg := fmt.Sprintf("Change %d: touch %s", i, srcPath(f))
-		if i == planAt {
-			ch = append(ch, change{"specs/" + measured + "/plan.md", g.blob(planText(measured))})
-			msg = "Add plan for run " + measured
+		if s, ok := special[n-i]; ok {
+			msg = s.msg
+			if s.replace {
+				ch = nil
+			}
+			ch = append(ch, s.changes...)
 		}
 		mainMarks[i] = g.commit("refs/heads/main", g.t0+int64(i)*step, msg, mainMarks[i-1], nil, ch)
 	}
+	at := func(back int) (mark int, when int64) { return mainMarks[n-back], g.t0 + int64(n-back)*step }
 
-	// The measured run: 1.1, 1.2, 2.1 done.
-	when := g.t0 + int64(planAt)*step
-	g.refs["refs/heads/"+measured+"-main"] = mainMarks[planAt]
-	tip := mainMarks[planAt]
-	var tip12 int
-	for _, t := range tasks[:3] {
-		from := tip
-		if t.id == "2.1" {
-			from = tip12
-		}
-		when += 60
-		tip = g.commit(branch(measured, t), when, fmt.Sprintf("task %s: %s", t.id, t.slug), from, nil,
-			[]change{{t.file, g.blob(fmt.Sprintf("// %s task %s\n", measured, t.id))}})
-		if t.id == "1.2" {
-			tip12 = tip
-		}
-	}
+	// The measured runs (layouts.go), then the finished runs.
+	emitLayouts(g, n, measured, at)
 
 	// Finished runs, forked from points spread over main (not after the
 	// measured run's fork, so that they stay out of its walk).
 	used := map[string]bool{measured: true}
+	for _, id := range layoutRuns {
+		used[id] = true
+	}
 	for r, seed := 0, uint64(0); r < runs; r++ {
 		var h uint64
 		var id string
