@@ -12,8 +12,7 @@
 #   - repo-wt (bench/wtrepo.sh): a copy of repo-20k with 5,000 worktrees of
 #     other runs and 3 live worktrees of m1b2c3;
 #   - clean-repo (bench/cleanrepo.sh), for the clean;
-# (the first run takes about 11 minutes more: repo-wt's 5,000 worktrees are
-# made one `git worktree add` at a time, each slower than the last),
+# (the first run takes about a minute more to build them),
 # builds both commands, checks that the report is right in every layout,
 # then times, interleaved round by round (alternating which repository goes
 # first, rotating the order of the cases):
