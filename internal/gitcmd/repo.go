@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/Masterminds/semver/v3"
 )
 
 // MinVersion is the oldest git these commands support: `git worktree list
@@ -23,21 +22,61 @@ const MinVersion = "2.36.0"
 // ErrNotRepo means the directory is not inside a git repository.
 var ErrNotRepo = errors.New("not a git repository")
 
-var versionRE = regexp.MustCompile(`(\d+)\.(\d+)(?:\.(\d+))?`)
+// Version is a git version: major, minor, patch.
+type Version [3]int
+
+func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v[0], v[1], v[2]) }
+
+// Less reports whether v is older than w.
+func (v Version) Less(w Version) bool {
+	for i := range v {
+		if v[i] != w[i] {
+			return v[i] < w[i]
+		}
+	}
+	return false
+}
 
 // ParseVersion reads the output of `git version` ("git version 2.39.5",
-// "git version 2.39.3 (Apple Git-146)", "git version 2.45.1.windows.1").
-func ParseVersion(out string) (*semver.Version, error) {
-	m := versionRE.FindStringSubmatch(out)
-	if m == nil {
-		return nil, fmt.Errorf("cannot read a version in %q", strings.TrimSpace(out))
+// "git version 2.39.3 (Apple Git-146)", "git version 2.45.1.windows.1"):
+// the first "N.N" or "N.N.N". Read by hand: a regular expression, or a
+// version library whose package compiles them, costs every command's
+// start, and this runs only after a failure.
+func ParseVersion(out string) (Version, error) {
+	var v Version
+	for i := 0; i < len(out); i++ {
+		if !isDigit(out[i]) {
+			continue
+		}
+		n, j := 0, i
+		parts := 0
+		for parts < 3 {
+			k := j
+			for k < len(out) && isDigit(out[k]) {
+				k++
+			}
+			if k == j {
+				break
+			}
+			fmt.Sscan(out[j:k], &v[parts])
+			parts++
+			n = k
+			if k+1 < len(out) && out[k] == '.' && isDigit(out[k+1]) {
+				j = k + 1
+				continue
+			}
+			break
+		}
+		if parts >= 2 {
+			return v, nil
+		}
+		v = Version{}
+		i = n
 	}
-	patch := m[3]
-	if patch == "" {
-		patch = "0"
-	}
-	return semver.NewVersion(m[1] + "." + m[2] + "." + patch)
+	return Version{}, fmt.Errorf("cannot read a version in %q", strings.TrimSpace(out))
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // CheckVersion runs `git version` and fails with a plain message when the
 // installed git is older than MinVersion.
@@ -50,8 +89,11 @@ func CheckVersion(ctx context.Context, prog string) error {
 	if err != nil {
 		return err
 	}
-	min := semver.MustParse(MinVersion)
-	if v.LessThan(min) {
+	min, err := ParseVersion(MinVersion)
+	if err != nil {
+		return err
+	}
+	if v.Less(min) {
 		return fmt.Errorf("%s needs git %s or newer; found %s", prog, min, v)
 	}
 	return nil
