@@ -25,6 +25,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
@@ -187,17 +188,23 @@ func checkTasks(st *resume.State, opts Options) (map[string]bool, error) {
 
 // Run performs a clean (or its dry run). A real clean takes the run's lock
 // before it reads the state it acts on, so two cleans never act on the same
-// facts; bad input is refused before the lock, so it changes nothing.
+// facts; bad input is refused before anything changes. The state read under
+// the lock checks the input before leftovers are recovered; a first clean
+// of the run checks it before the lock too, since taking the lock would
+// create the lock file.
 func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
 	if opts.Budget == (worktree.Budget{}) {
 		opts.Budget = worktree.DefaultBudget
 	}
-	pre, err := resume.Gather(ctx, repo, gatherOpts(opts, true))
-	if err != nil {
-		return nil, err
-	}
-	if _, err := checkTasks(pre, opts); err != nil {
-		return nil, err
+	var err error
+	if !opts.DryRun && !lockFileExists(repo.CommonDir, opts.Run) {
+		pre, err := resume.Gather(ctx, repo, gatherOpts(opts, true))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := checkTasks(pre, opts); err != nil {
+			return nil, err
+		}
 	}
 	var lock *Lock
 	if !opts.DryRun {
@@ -236,6 +243,17 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 	return res, nil
 }
 
+// lockFileExists says whether the run's lock file is there already (a
+// clean of the run ran before), so that taking the lock creates nothing.
+// An invalid run id has none: its path is not even looked at.
+func lockFileExists(commonDir, run string) bool {
+	if plan.ValidateRunID(run) != nil {
+		return false
+	}
+	fi, err := os.Lstat(lockPath(commonDir, run))
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // cleaner carries one clean through its steps.
 type cleaner struct {
 	ctx   context.Context
@@ -252,6 +270,11 @@ type cleaner struct {
 	names *namer
 	// lost is, per branch to delete, the work only its reflog holds.
 	lost map[string]resume.LostWork
+	// shared is what every save of the clean reads once, with its writers
+	// (opened before the first save, closed when the clean ends);
+	// sharedTmp is its folder.
+	shared    *worktree.Shared
+	sharedTmp string
 }
 
 // changed reports whether the clean changed the run (its report must be
@@ -271,20 +294,37 @@ func (c *cleaner) add(a *Action) *Action {
 }
 
 func (c *cleaner) run() error {
-	if !c.opts.DryRun {
-		acts, err := recoverLeftovers(c.ctx, c.repo, c.opts.Run, c.lock)
-		c.res.Actions = append(c.res.Actions, acts...)
-		if err != nil {
-			return err
+	defer func() {
+		c.shared.Close()
+		if c.sharedTmp != "" {
+			os.RemoveAll(c.sharedTmp)
 		}
-	}
+	}()
 	// What a worktree held is read again after it is stopped (aside.go):
-	// this read only decides what to act on.
+	// this read only decides what to act on. It is made holding the lock,
+	// and it checks the input before anything changes.
 	gopts := gatherOpts(c.opts, false)
 	gopts.NoStatus = !c.opts.DryRun
 	st, err := resume.Gather(c.ctx, c.repo, gopts)
 	if err != nil {
 		return err
+	}
+	if _, err := checkTasks(st, c.opts); err != nil {
+		return err
+	}
+	if !c.opts.DryRun {
+		acts, changed, err := recoverChanged(c.ctx, c.repo, c.opts.Run, c.lock)
+		c.res.Actions = append(c.res.Actions, acts...)
+		if err != nil {
+			return err
+		}
+		if changed {
+			// What the recovery put back, finished or unlocked is part of
+			// what the clean decides on.
+			if st, err = resume.Gather(c.ctx, c.repo, gopts); err != nil {
+				return err
+			}
+		}
 	}
 	c.st = st
 	if st.ClaimsErr != nil {
@@ -369,7 +409,11 @@ func (c *cleaner) run() error {
 		if i > 0 {
 			rest = nil
 		}
-		if err := c.record(c.saveAll(targets, rest)); err != nil {
+		saves, err := c.saveAll(targets, rest)
+		if err != nil {
+			return err
+		}
+		if err := c.record(saves); err != nil {
 			return err
 		}
 		c.removeAll(targets)

@@ -25,8 +25,19 @@ import (
 //   - git lock files its interrupted ref transaction recorded and left;
 //   - its temporary folders.
 func recoverLeftovers(ctx context.Context, repo *gitcmd.Repo, run string, lock *Lock) ([]*Action, error) {
+	acts, _, err := recoverChanged(ctx, repo, run, lock)
+	return acts, err
+}
+
+// recoverChanged is recoverLeftovers that also says whether it changed
+// anything a read of the run's state sees (a worktree's directory, its
+// admin entry or its lock mark): a clean that read the state before
+// recovering reads it again then.
+func recoverChanged(ctx context.Context, repo *gitcmd.Repo, run string, lock *Lock) ([]*Action, bool, error) {
 	var acts []*Action
+	changed := false
 	note := func(path, what string) {
+		changed = true
 		acts = append(acts, &Action{Op: OpRecover, Path: path, Reason: what, Done: true})
 	}
 	// Temporary folders of dead cleans of this run (and, by age, of the
@@ -54,7 +65,9 @@ func recoverLeftovers(ctx context.Context, repo *gitcmd.Repo, run string, lock *
 		os.Remove(record)
 	}
 	for path, admin := range worktree.AdminDirs(repo.CommonDir) {
-		os.Remove(markTemp(admin, run))
+		if os.Remove(markTemp(admin, run)) == nil {
+			changed = true
+		}
 		lockFile := filepath.Join(admin, "locked")
 		data, err := os.ReadFile(lockFile)
 		if err != nil || !ownLock(data, run) {
@@ -68,6 +81,7 @@ func recoverLeftovers(ctx context.Context, repo *gitcmd.Repo, run string, lock *
 				// aside: neither is ours to move or delete. The entry keeps
 				// the clean's mark, so no clean touches it until a person
 				// has looked.
+				changed = true
 				acts = append(acts, &Action{Op: OpSkipWorktree, Path: path, Reason: "an interrupted clean moved it to " + path + asideSuffix +
 					" and something new is now at " + path + "; both are left as they are: move one away, rename the other back, then unlock with git worktree unlock " + resume.ShellQuote(path)})
 				continue
@@ -75,7 +89,7 @@ func recoverLeftovers(ctx context.Context, repo *gitcmd.Repo, run string, lock *
 			if _, err := os.Lstat(path + deletingSuffix); err == nil {
 				// Saved and recorded before it was renamed so: finish.
 				if err := os.RemoveAll(path + deletingSuffix); err != nil {
-					return acts, errors.New("finish removing " + path + deletingSuffix + ": " + shortErr(err))
+					return acts, true, errors.New("finish removing " + path + deletingSuffix + ": " + shortErr(err))
 				}
 				note(path+deletingSuffix, "finished removing it (its save is recorded)")
 			}
@@ -83,7 +97,7 @@ func recoverLeftovers(ctx context.Context, repo *gitcmd.Repo, run string, lock *
 		if missing {
 			if _, err := os.Lstat(path + asideSuffix); err == nil {
 				if err := os.Rename(path+asideSuffix, path); err != nil {
-					return acts, errors.New("put back " + path + " from " + path + asideSuffix + ": " + shortErr(err))
+					return acts, true, errors.New("put back " + path + " from " + path + asideSuffix + ": " + shortErr(err))
 				}
 				note(path, "put back from "+path+asideSuffix+" (an interrupted clean had moved it)")
 				missing = false
@@ -93,16 +107,18 @@ func recoverLeftovers(ctx context.Context, repo *gitcmd.Repo, run string, lock *
 			if _, err := os.Lstat(path + deletingSuffix); err == nil {
 				// Renamed so only after its save was recorded.
 				if err := os.RemoveAll(path + deletingSuffix); err != nil {
-					return acts, errors.New("finish removing " + path + deletingSuffix + ": " + shortErr(err))
+					return acts, true, errors.New("finish removing " + path + deletingSuffix + ": " + shortErr(err))
 				}
 				if err := worktree.PruneEntry(repo.CommonDir, path); err != nil {
-					return acts, err
+					return acts, true, err
 				}
 				note(path, "finished removing it (its save is recorded)")
 				continue
 			}
 		}
-		os.Remove(lockFile)
+		if os.Remove(lockFile) == nil {
+			changed = true
+		}
 	}
-	return acts, nil
+	return acts, changed, nil
 }

@@ -15,6 +15,11 @@ import (
 // directory is renamed to its deleting name (a rerun after a crash finishes
 // the deletion: its save is recorded), deleted here without following
 // symbolic links, and its admin entry dropped.
+//
+// Deleting a directory is the long part (a system call per file): a few
+// deletions run at once (workers), each started only after its directory
+// is renamed for deletion, while what the clean records of each (its
+// action, the crash tests' step) follows the targets' order.
 func (c *cleaner) removeAll(targets []*Target) {
 	var asides []string
 	for _, t := range targets {
@@ -26,6 +31,35 @@ func (c *cleaner) removeAll(targets []*Target) {
 	if !c.opts.DryRun && !c.opts.IgnoreLive && len(asides) > 0 {
 		live, _ = worktree.LiveIn(asides)
 	}
+	// pending are the targets whose removal started and is not yet
+	// recorded, oldest first; finish records the oldest.
+	type removal struct {
+		done   chan error // nil: nothing runs in the background
+		finish func(error)
+	}
+	var pending []*removal
+	parallel := workers(len(targets))
+	finish := func(keep int) {
+		for len(pending) > keep {
+			r := pending[0]
+			pending = pending[1:]
+			var err error
+			if r.done != nil {
+				err = <-r.done
+			}
+			r.finish(err)
+		}
+	}
+	queue := func(work func() error, fin func(error)) {
+		r := &removal{finish: fin}
+		if work != nil {
+			r.done = make(chan error, 1)
+			go func() { r.done <- work() }()
+		}
+		pending = append(pending, r)
+		finish(parallel - 1)
+	}
+	defer finish(0)
 	for _, t := range targets {
 		if t.skip != nil {
 			continue
@@ -33,6 +67,7 @@ func (c *cleaner) removeAll(targets []*Target) {
 		if !t.ok && !c.opts.NoBackup && !c.opts.DryRun {
 			continue // not saved: never removed
 		}
+		t := t
 		w := t.W
 		a := &Action{Op: OpRemoveWorktree, Task: w.TaskID(), Path: w.Path}
 		switch t.Kind {
@@ -55,47 +90,67 @@ func (c *cleaner) removeAll(targets []*Target) {
 			}
 		}
 		if c.opts.DryRun {
-			c.add(a)
+			queue(nil, func(error) { c.add(a) })
 			continue
 		}
 		if procs := live[t.aside]; len(procs) > 0 {
-			c.putBack(t)
-			s := c.skip(t, "a process started working in it during the clean: "+describeProcs(procs)+"; its save is kept")
-			for _, p := range procs {
-				s.Pids = append(s.Pids, p.PID)
-			}
-			continue
-		}
-		var err error
-		switch t.Kind {
-		case kindRemove:
-			gone := w.Path + deletingSuffix
-			if err = os.Rename(t.aside, gone); err == nil {
-				t.aside = ""
-				if err = os.RemoveAll(gone); err != nil {
-					// Saved and recorded: the entry keeps its mark, so a
-					// rerun finishes the deletion.
-					t.locked = false
-					c.skip(t, "cannot delete "+gone+": "+shortErr(err)+"; its save is recorded; rerun git taskclean to finish")
-					continue
+			queue(nil, func(error) {
+				c.putBack(t)
+				s := c.skip(t, "a process started working in it during the clean: "+describeProcs(procs)+"; its save is kept")
+				for _, p := range procs {
+					s.Pids = append(s.Pids, p.PID)
 				}
-			}
-			if err == nil {
-				err = worktree.PruneEntry(c.repo.CommonDir, w.Path)
-			}
-		default:
-			err = worktree.PruneEntry(c.repo.CommonDir, w.Path)
-		}
-		if err != nil {
-			c.skip(t, "cannot remove it: "+shortErr(err)+" (its save is kept; rerun git taskclean)")
+			})
 			continue
 		}
-		t.done, t.locked = true, false
-		a.Done = true
-		c.add(a)
-		c.steps.step()
+		removed := func(err error) {
+			if err != nil {
+				c.skip(t, "cannot remove it: "+shortErr(err)+" (its save is kept; rerun git taskclean)")
+				return
+			}
+			t.done, t.locked = true, false
+			a.Done = true
+			c.add(a)
+			c.steps.step()
+		}
+		prune := func() error { return worktree.PruneEntryAt(c.repo.CommonDir, w.Path, w.AdminDir) }
+		if t.Kind != kindRemove {
+			queue(prune, removed)
+			continue
+		}
+		gone := w.Path + deletingSuffix
+		if err := os.Rename(t.aside, gone); err != nil {
+			queue(nil, func(error) { removed(err) })
+			continue
+		}
+		t.aside = ""
+		queue(func() error {
+			if err := os.RemoveAll(gone); err != nil {
+				return &deleteError{gone, err}
+			}
+			return prune()
+		}, func(err error) {
+			var de *deleteError
+			if errors.As(err, &de) {
+				// Saved and recorded: the entry keeps its mark, so a
+				// rerun finishes the deletion.
+				t.locked = false
+				c.skip(t, "cannot delete "+de.path+": "+shortErr(de.err)+"; its save is recorded; rerun git taskclean to finish")
+				return
+			}
+			removed(err)
+		})
 	}
 }
+
+// deleteError is a directory renamed for deletion that could not be
+// deleted.
+type deleteError struct {
+	path string
+	err  error
+}
+
+func (e *deleteError) Error() string { return "delete " + e.path + ": " + e.err.Error() }
 
 // deleteBranches deletes the selected branches, each only if it still
 // points where it was read, and never one whose worktree ended up staying.

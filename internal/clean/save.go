@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
@@ -17,8 +19,10 @@ import (
 
 // saveAll saves every target that was stopped, proves each save against
 // the worktree's files, and returns the ref updates that record the saves
-// (with those of the branches and claims that go, when sel is given).
-func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate {
+// (with those of the branches and claims that go, when sel is given). Its
+// error is for what stops every save (the commit writer died): the clean
+// then stops, and every worktree aside goes back.
+func (c *cleaner) saveAll(targets []*Target, sel *Selection) ([]gitcmd.RefUpdate, error) {
 	if c.names == nil {
 		c.names = newNamer()
 	}
@@ -28,6 +32,16 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 		// Link this clean to the interrupted one it follows, so that --undo
 		// restores both and --expire-backups keeps both while this is young.
 		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: c.prefix + "continues/" + c.res.Resumed, New: c.st.Report.Base.Commit})
+	}
+	var work []*Target
+	for _, t := range targets {
+		if t.skip == nil && !c.opts.NoBackup && !c.opts.DryRun {
+			work = append(work, t)
+		}
+	}
+	done, err := c.saveProveAll(work)
+	if err != nil {
+		return nil, err
 	}
 	for _, t := range targets {
 		if t.skip != nil || c.opts.NoBackup {
@@ -53,18 +67,20 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 			}
 			continue
 		}
-		snap, admin, err := c.saveOne(t)
-		if err != nil {
+		r := done[t]
+		snap, admin := r.snap, r.admin
+		if r.err != nil {
 			c.putBack(t)
-			c.skip(t, "cannot save it: "+gitcmd.OneLine(err))
+			c.skip(t, "cannot save it: "+gitcmd.OneLine(r.err))
+			if werr := c.shared.Err(); werr != nil {
+				return nil, fmt.Errorf("save %s: %w; nothing of this round was removed", w.Path, werr)
+			}
 			continue
 		}
-		if t.Kind == kindRemove {
-			if why := c.prove(t, snap); why != "" {
-				c.putBack(t)
-				c.skip(t, why)
-				continue
-			}
+		if r.unproven != "" {
+			c.putBack(t)
+			c.skip(t, r.unproven)
+			continue
 		}
 		t.snap, t.admin, t.ok = snap, admin, true
 		if snap.Commit != "" {
@@ -90,7 +106,7 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 		}
 	}
 	if sel == nil {
-		return saves
+		return saves, nil
 	}
 	// A deleted branch's tip is recorded even with --no-backup: it is one
 	// ref, --undo can put the branch back, and the report needs it to know
@@ -104,7 +120,7 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: bt.B.OID})
 	}
 	if c.opts.NoBackup {
-		return saves
+		return saves, nil
 	}
 	// Commits only a deleted branch's reflog names (a task branch reset
 	// past its work), read before anything changed.
@@ -122,7 +138,7 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) []gitcmd.RefUpdate 
 		}
 	}
 	// Claims were saved as they were dropped, before any worktree.
-	return saves
+	return saves, nil
 }
 
 func adminWhat(t *Target) string {
@@ -130,6 +146,70 @@ func adminWhat(t *Target) string {
 		return "admin entry with a " + t.Op + " in progress"
 	}
 	return "admin entry: per-worktree refs and reflog commits no branch holds"
+}
+
+// saved is what saving and proving one target gave.
+type saved struct {
+	snap  *worktree.Snapshot
+	admin string
+	err   error
+	// unproven says why the proof keeps the worktree ("" when it holds).
+	unproven string
+}
+
+// workers is how many of n jobs run at once: one a core (a save is a few
+// git processes one after the other, a deletion mostly system calls), at
+// most 4, where the disk rather than the cores sets the pace.
+func workers(n int) int {
+	return max(1, min(runtime.NumCPU(), 4, n))
+}
+
+// saveProveAll saves and proves the targets, a few at a time. Each
+// target's save reads only its own directory and writes only its own
+// temporary folder and new objects; what the clean records of them is
+// added afterwards, in the targets' order. The error is for the shared
+// reads that every save needs.
+func (c *cleaner) saveProveAll(targets []*Target) (map[*Target]*saved, error) {
+	done := make(map[*Target]*saved, len(targets))
+	if len(targets) == 0 {
+		return done, nil
+	}
+	if c.shared == nil {
+		// Read once for every save of the clean: the configuration all
+		// worktrees share, and the writers (the commit writer's file is in
+		// a folder of the clean's own, which a rerun removes after a
+		// crash).
+		tmp, err := os.MkdirTemp(c.repo.CommonDir, tmpPrefix(c.opts.Run))
+		if err != nil {
+			return nil, err
+		}
+		c.sharedTmp = tmp
+		c.shared = worktree.OpenShared(c.ctx, c.repo.CommonDir, tmp, c.hashLen, worktree.Identity)
+	}
+	for _, t := range targets {
+		done[t] = &saved{}
+	}
+	next := make(chan *Target)
+	var wg sync.WaitGroup
+	for i := 0; i < workers(len(targets)); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range next {
+				r := done[t]
+				r.snap, r.admin, r.err = c.saveOne(t)
+				if r.err == nil && t.Kind == kindRemove {
+					r.unproven = c.prove(t, r.snap)
+				}
+			}
+		}()
+	}
+	for _, t := range targets {
+		next <- t
+	}
+	close(next)
+	wg.Wait()
+	return done, nil
 }
 
 // saveOne saves a target's work and its admin entry's state.
@@ -146,7 +226,8 @@ func (c *cleaner) saveOne(t *Target) (*worktree.Snapshot, string, error) {
 	}
 	msg := fmt.Sprintf("taskclean %s: worktree %s\n\npath %s\nhead %s\nbranch %s\ntask %s\n",
 		c.opts.Run, filepath.Base(w.Path), strconv.Quote(w.Path), w.Head, branch, w.Task)
-	in := worktree.SaveInput{AdminDir: w.AdminDir, Head: w.Head, TmpDir: tmp, Msg: msg, Budget: c.opts.Budget, HashLen: c.hashLen}
+	in := worktree.SaveInput{AdminDir: w.AdminDir, Head: w.Head, TmpDir: tmp, Msg: msg, Budget: c.opts.Budget,
+		HashLen: c.hashLen, Shared: c.shared}
 	if t.Kind == kindRemove {
 		in.Dir = t.aside
 		// Checked again now that writers are stopped: git run in the

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/taskresume/git-taskresume/internal/branches"
@@ -489,12 +490,23 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 			obs.Protected = append(obs.Protected, canonical(w.Path))
 		}
 	}
+	// Each path resolved once: the pairs below would resolve each of n
+	// paths 2n times.
+	canon := map[string]string{}
+	for _, w := range st.Report.Worktrees {
+		if _, ok := canon[w.Path]; !ok {
+			canon[w.Path] = canonical(w.Path)
+		}
+	}
+	// Each worktree is walked whole for repositories inside it (ignored
+	// trees included), a few walks at once.
+	nested := nestedAll(st.Report.Worktrees)
 	var dirs []string
 	for _, w := range st.Report.Worktrees {
 		// The run's worktrees inside this one: Select removes them first,
 		// or keeps this one when one of them stays.
 		for _, o := range st.Report.Worktrees {
-			if o != w && !o.Missing && strings.HasPrefix(canonical(o.Path), canonical(w.Path)+string(filepath.Separator)) {
+			if o != w && !o.Missing && strings.HasPrefix(canon[o.Path], canon[w.Path]+string(filepath.Separator)) {
 				obs.Inner[w.Path] = append(obs.Inner[w.Path], o.Path)
 			}
 		}
@@ -511,7 +523,7 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 		if why := foreignGit(w.Path, w.AdminDir, repo.CommonDir); why != "" {
 			obs.Foreign[w.Path] = why
 		}
-		for _, n := range worktree.NestedRepos(w.Path) {
+		for _, n := range nested[w.Path] {
 			// A worktree of the run inside this one is in Inner: Select
 			// weighs it against what else the clean removes.
 			if !isInner(filepath.Join(w.Path, n), obs.Inner[w.Path]) {
@@ -525,6 +537,39 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 	}
 	obs.Live, _ = worktree.LiveIn(dirs)
 	return obs
+}
+
+// nestedAll is worktree.NestedRepos of each worktree observe looks into,
+// a few at a time.
+func nestedAll(wts []*resume.Worktree) map[string][]string {
+	var paths []string
+	for _, w := range wts {
+		if !(w.Missing || w.Broken || w.Error != "" || w.Main || w.Current) {
+			paths = append(paths, w.Path)
+		}
+	}
+	out := make([][]string, len(paths))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for k := 0; k < workers(len(paths)); k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = worktree.NestedRepos(paths[i])
+			}
+		}()
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	res := make(map[string][]string, len(paths))
+	for i, p := range paths {
+		res[p] = out[i]
+	}
+	return res
 }
 
 // isInner reports whether dir is one of the worktrees in inner.

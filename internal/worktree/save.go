@@ -69,6 +69,10 @@ type SaveInput struct {
 	Budget Budget
 	// HashLen is 20 for SHA-1 repositories, 32 for SHA-256.
 	HashLen int
+	// Shared is what the saves of one clean read once (the configuration
+	// that decides conversion) and the writers of their commits and trees;
+	// nil: everything is read, and made, for this worktree alone.
+	Shared *Shared
 }
 
 // Snapshot is the saved state of a worktree: one commit whose first parent
@@ -140,12 +144,29 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 		out, err := r.RunEnv(ctx, append(env(file), Identity...), stdin, append(plainIndex[:len(plainIndex):len(plainIndex)], args...)...)
 		return strings.TrimSpace(string(out)), err
 	}
+	writer := in.Shared.writerFor(in.AdminDir)
 	commit := func(tree string, parents []string, m string) (string, error) {
+		if writer != nil {
+			id, err := writer.Commit(tree, parents, m)
+			if !errors.Is(err, errNotPlain) {
+				return id, err
+			}
+		}
 		args := []string{"commit-tree", tree, "-m", m}
 		for _, p := range parents {
 			args = append(args, "-p", p)
 		}
 		return run(idx, nil, args...)
+	}
+	// The tree of an index file: made by the clean's tree writer, or by
+	// write-tree when there is none or it declines (git's error then says
+	// why, "unmerged" included).
+	trees := in.Shared.trees()
+	writeTree := func(file string) (string, error) {
+		if id, err := trees.IndexTree(file); err == nil {
+			return id, nil
+		}
+		return run(file, nil, "write-tree")
 	}
 	var headParents []string
 	if in.Head != "" {
@@ -187,12 +208,24 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 			return fail("write the index whole", err)
 		}
 	}
+	// Whether a .gitattributes file is among the worktree's paths (tracked,
+	// untracked or ignored; git reads one that is in the index but not on
+	// disk too): unless one is, or another attributes source exists, no
+	// attribute can make git convert a file. An index only git can read
+	// leaves the question open.
+	attrsKnown, attrsIn := true, false
+	seeAttrs := func(paths []string) {
+		for _, p := range paths {
+			attrsIn = attrsIn || isAttrFile(p)
+		}
+	}
 	// Clear the marks that hide edits, on files that are there (a
 	// skip-worktree file that is absent is a sparse checkout's, not an
 	// edit).
 	if entries, err := ReadIndex(idx, in.HashLen); err == nil {
 		var hidden []string
 		for _, e := range entries {
+			attrsIn = attrsIn || isAttrFile(e.Path)
 			if !e.AssumeUnchanged && !e.SkipWorktree {
 				continue
 			}
@@ -207,6 +240,7 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 			snap.Hidden = len(hidden)
 		}
 	} else if !os.IsNotExist(err) {
+		attrsKnown = false
 		// An index we cannot read ourselves: ask git which entries are
 		// marked (ls-files -v: lower case is assume-unchanged, S is
 		// skip-worktree).
@@ -246,12 +280,21 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 
 	// Ignored files within the budget, into a tree of their own.
 	snap.IgnoredPlan = PlanIgnored(in.Dir, files.Ignored, in.Budget)
+	// Files in a regenerated tree are not saved, and the attributes files
+	// in there say nothing of files outside it.
+	seeAttrs(files.Untracked)
+	seeAttrs(snap.IgnoredPlan.Save)
+	seeAttrs(snap.IgnoredPlan.TooBig)
+	if len(snap.IgnoredPlan.Unreadable) > 0 {
+		attrsKnown = false
+	}
+	treeAttrs := attrsIn || !attrsKnown
 	if len(snap.IgnoredPlan.Save) > 0 {
 		iidx := filepath.Join(in.TmpDir, "ignored")
 		if _, err := run(iidx, []byte(strings.Join(snap.IgnoredPlan.Save, "\x00")+"\x00"), "update-index", "--add", "-z", "--stdin"); err != nil {
 			return fail("add ignored files", err)
 		}
-		tree, err := run(iidx, nil, "write-tree")
+		tree, err := writeTree(iidx)
 		if err != nil {
 			return fail("ignored tree", err)
 		}
@@ -262,7 +305,7 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 	}
 
 	if st.Staged+st.Unstaged+st.Untracked == 0 {
-		if err := saveRaw(in, snap, run, commit); err != nil {
+		if err := saveRaw(in, snap, treeAttrs, run, writeTree, commit); err != nil {
 			return fail("raw bytes", err)
 		}
 		// Nothing uncommitted: HEAD says it all (and keeps a detached
@@ -271,7 +314,7 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 		// too: it is what --restore brings back as the newest state.)
 		tree := in.Head + "^{tree}"
 		if in.Head == "" {
-			if tree, err = run(idx, nil, "write-tree"); err != nil {
+			if tree, err = writeTree(idx); err != nil {
 				return fail("tree", err)
 			}
 		}
@@ -284,14 +327,14 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 	// An index with conflicts has no tree of its own; the working tree's
 	// then stands for it (the conflict's sides are commits the admin save
 	// keeps).
-	indexTree, ierr := run(idx, nil, "write-tree")
+	indexTree, ierr := writeTree(idx)
 	if ierr != nil && !strings.Contains(ierr.Error(), "unmerged") {
 		return fail("index tree", ierr)
 	}
 	if _, err := run(idx, nil, "add", "--update", "--", "."); err != nil {
 		return fail("add changes", err)
 	}
-	workTree, err := run(idx, nil, "write-tree")
+	workTree, err := writeTree(idx)
 	if err != nil {
 		return fail("working tree", err)
 	}
@@ -304,7 +347,7 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 		if _, err := run(uidx, []byte(strings.Join(files.Untracked, "\x00")+"\x00"), "update-index", "--add", "-z", "--stdin"); err != nil {
 			return fail("add untracked files", err)
 		}
-		tree, err := run(uidx, nil, "write-tree")
+		tree, err := writeTree(uidx)
 		if err != nil {
 			return fail("untracked tree", err)
 		}
@@ -313,7 +356,7 @@ func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, erro
 		}
 		snap.Indexes = append(snap.Indexes, uidx)
 	}
-	if err := saveRaw(in, snap, run, commit); err != nil {
+	if err := saveRaw(in, snap, treeAttrs, run, writeTree, commit); err != nil {
 		return fail("raw bytes", err)
 	}
 	indexCommit, err := commit(indexTree, headParents, "index on "+in.Msg)
@@ -381,6 +424,22 @@ func PruneEntry(commonDir, path string) error {
 	return fmt.Errorf("no admin entry registers %s", path)
 }
 
+// PruneEntryAt is PruneEntry for a caller that knows the entry: adminDir
+// is removed when it still registers path (one read, where PruneEntry reads
+// every entry of the repository); otherwise PruneEntry looks.
+func PruneEntryAt(commonDir, path, adminDir string) error {
+	if adminDir != "" && filepath.Dir(adminDir) == filepath.Join(commonDir, "worktrees") {
+		if data, err := os.ReadFile(filepath.Join(adminDir, "gitdir")); err == nil {
+			for _, p := range recordedPaths(adminDir, strings.TrimRight(string(data), "\r\n")) {
+				if p == filepath.Clean(path) {
+					return os.RemoveAll(adminDir)
+				}
+			}
+		}
+	}
+	return PruneEntry(commonDir, path)
+}
+
 // NestedRepos lists the directories inside a worktree that hold a git
 // repository of their own (a .git file or directory below the top),
 // ignored ones included: a save cannot capture their history, so a worktree
@@ -442,9 +501,10 @@ func LastChange(path string) time.Time {
 // stored for them (git converted them: a clean filter, line endings,
 // ident) and saves those bytes as they are, hashed without filters, in a
 // tree of their own. It reads only files that attributes or configuration
-// say git may convert.
-func saveRaw(in SaveInput, snap *Snapshot,
-	run func(string, []byte, ...string) (string, error), commit func(string, []string, string) (string, error)) error {
+// say git may convert. treeAttrs says whether the worktree may hold a
+// .gitattributes file.
+func saveRaw(in SaveInput, snap *Snapshot, treeAttrs bool, run func(string, []byte, ...string) (string, error),
+	writeTree func(string) (string, error), commit func(string, []string, string) (string, error)) error {
 	entries := map[string]IndexEntry{}
 	for _, idx := range snap.Indexes {
 		es, err := ReadIndex(idx, in.HashLen)
@@ -472,20 +532,35 @@ func saveRaw(in SaveInput, snap *Snapshot,
 	// What converts is read where git reads it for this worktree: its own
 	// configuration (system, global, the repository's, the worktree's,
 	// included files) and every attributes file (the worktree's, the
-	// repository's, the global and system ones).
-	all := false
-	cfg, _ := run(filepath.Join(in.TmpDir, "index"), nil, "config", "-z", "--get-regexp", `^core\.(autocrlf|eol)$`)
-	for _, kv := range strings.Split(cfg, "\x00") {
-		k, v, _ := strings.Cut(kv, "\n")
-		switch strings.ToLower(k) {
-		case "core.autocrlf":
-			all = all || v != "false"
-		case "core.eol":
+	// repository's, the global and system ones). The clean has read once
+	// what every worktree without a configuration of its own shares.
+	all, check := false, true
+	if conv, ok := in.Shared.forWorktree(in.AdminDir); ok {
+		all = conv.all
+		// Without an attributes file that could say something, check-attr
+		// would answer "unspecified" for every path.
+		check = conv.outside || treeAttrs || present(filepath.Join(in.AdminDir, "info", "attributes"))
+	} else {
+		cfg, _ := run(filepath.Join(in.TmpDir, "index"), nil, "config", "-z", "--get-regexp", `^core\.(autocrlf|eol)$`)
+		for _, kv := range strings.Split(cfg, "\x00") {
+			k, v, _ := strings.Cut(kv, "\n")
+			switch strings.ToLower(k) {
+			case "core.autocrlf":
+				all = all || v != "false"
+			case "core.eol":
+				all = true
+			}
+		}
+		// GIT_CONFIG makes git config read that one file, not the ones
+		// the other commands read: what they convert is unknown.
+		if _, set := os.LookupEnv("GIT_CONFIG"); set {
 			all = true
 		}
 	}
 	cands := paths
-	if !all {
+	if !all && !check {
+		cands = nil
+	} else if !all {
 		out, err := run(filepath.Join(in.TmpDir, "index"), []byte(strings.Join(paths, "\x00")+"\x00"),
 			"check-attr", "-z", "--stdin", "filter", "ident", "text", "eol", "crlf", "working-tree-encoding")
 		if err != nil {
@@ -541,7 +616,7 @@ func saveRaw(in SaveInput, snap *Snapshot,
 	if _, err := run(ridx, []byte(info.String()), "update-index", "--add", "-z", "--index-info"); err != nil {
 		return err
 	}
-	tree, err := run(ridx, nil, "write-tree")
+	tree, err := writeTree(ridx)
 	if err != nil {
 		return err
 	}

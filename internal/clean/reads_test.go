@@ -1,0 +1,106 @@
+package clean_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// traced runs git taskclean with GIT_TASKRESUME_TRACE and returns the git
+// command lines it ran.
+func traced(t *testing.T, dir string, args ...string) (result, []string) {
+	t.Helper()
+	trace := filepath.Join(t.TempDir(), "trace")
+	r := taskclean(dir, []string{"GIT_TASKRESUME_TRACE=" + trace}, args...)
+	data, _ := os.ReadFile(trace)
+	var cmds []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "git ") {
+			cmds = append(cmds, l)
+		}
+	}
+	return r, cmds
+}
+
+func countPrefix(cmds []string, prefix string) int {
+	n := 0
+	for _, c := range cmds {
+		if strings.HasPrefix(c, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// A clean reads the run's state once under its lock, and once more for the
+// report when it changed the run. Only the first clean of a run, whose
+// lock file does not exist yet, reads it before the lock too (bad input
+// must not leave a lock file behind).
+func TestCleanReadsStateTwice(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	if exists(lockFile(t, s)) {
+		t.Fatal("setup: the lock file exists before the first clean")
+	}
+	r, cmds := traced(t, s.root, "--run", run)
+	if r.code != 0 {
+		t.Fatalf("first clean: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := countPrefix(cmds, "git worktree list"); n != 3 {
+		t.Errorf("the first clean read the state %d times, want 3 (before the lock, under it, for the report)", n)
+	}
+	// Later, another agent crashes in 2.2.
+	w := s.wt(wt22)
+	gitIn(t, s.root, "", "worktree", "add", "-q", "--detach", w, s.p2)
+	writeFiles(t, w, map[string]string{"late.txt": "work of a later agent\n"})
+	r, cmds = traced(t, s.root, "--run", run)
+	if r.code != 0 || exists(w) {
+		t.Fatalf("second clean: exit %d, %s exists: %v\n%s%s", r.code, w, exists(w), r.stdout, r.stderr)
+	}
+	if n := countPrefix(cmds, "git worktree list"); n != 2 {
+		t.Errorf("the second clean read the state %d times, want 2 (under the lock, for the report):\n%s", n, strings.Join(cmds, "\n"))
+	}
+}
+
+// Bad input to a clean of a run whose lock file exists is refused from the
+// state read under the lock, before anything changes: an interrupted
+// clean's leftovers stay as they are (directories aside, the lock's
+// record), and the next good clean finishes them.
+func TestBadInputBeforeRecovery(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	r := taskclean(s.root, []string{"GIT_TASKCLEAN_CRASH_AFTER=1"}, "--run", run)
+	if r.code != 99 {
+		t.Fatalf("crash after the save: exit %d, want 99\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	aside := s.wt(wt22) + ".taskclean-removing"
+	if !exists(aside) {
+		t.Fatal("setup: the crash was meant to leave 2.2 aside")
+	}
+	lockBefore, err := os.ReadFile(lockFile(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refsBefore := refs(t, s.root)
+	for _, args := range [][]string{{"--run", run, "--task", "9.9"}, {"--run", run, "--base", "no-such-base"}} {
+		r = taskclean(s.root, nil, args...)
+		if r.code != 2 || !strings.HasPrefix(r.stderr, "error: ") {
+			t.Errorf("%v: exit %d, want 2 with an error line\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+		if !exists(aside) || exists(s.wt(wt22)) {
+			t.Errorf("%v: the interrupted clean's directory was moved back: recovery ran on bad input", args)
+		}
+		if data, _ := os.ReadFile(lockFile(t, s)); string(data) != string(lockBefore) {
+			t.Errorf("%v: the lock's record changed:\n%s\nwas:\n%s", args, data, lockBefore)
+		}
+		if got := refs(t, s.root); !reflect.DeepEqual(got, refsBefore) {
+			t.Errorf("%v: refs changed:\n%s", args, strings.Join(diffMaps(refsBefore, got), "\n"))
+		}
+	}
+	out := mustClean(t, s.root, "--run", run)
+	if exists(aside) || exists(s.wt(wt22)) {
+		t.Errorf("the good rerun left 2.2:\n%s", out)
+	}
+}
