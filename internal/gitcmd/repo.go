@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
 )
 
 // MinVersion is the oldest git these commands support: `git worktree list
