@@ -309,7 +309,7 @@ func TestReadConvertConfig(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := owRepo(t, "sha1")
 			tc.setup(t, root, os.Getenv("HOME"))
-			got := readConvertConfig(ctx, filepath.Join(root, ".git"), saveEnviron())
+			got, _ := readConvertConfig(ctx, filepath.Join(root, ".git"), saveEnviron())
 			if got != tc.want {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
@@ -323,7 +323,7 @@ func TestReadConvertConfigIgnoresGITCONFIG(t *testing.T) {
 	root := owRepo(t, "sha1")
 	idxGit(t, root, nil, "config", "core.autocrlf", "true")
 	t.Setenv("GIT_CONFIG", os.DevNull)
-	got := readConvertConfig(context.Background(), filepath.Join(root, ".git"), saveEnviron())
+	got, _ := readConvertConfig(context.Background(), filepath.Join(root, ".git"), saveEnviron())
 	if !got.ok || !got.all {
 		t.Errorf("got %+v, want core.autocrlf seen", got)
 	}
@@ -389,4 +389,31 @@ func appendTo(t *testing.T, path, s string) {
 	}
 	defer f.Close()
 	f.WriteString(s)
+}
+
+// Before git 2.42 git var does not say where the system attributes file
+// is; it is beside the system configuration, whose place the clean's
+// configuration read reports.
+func TestSystemAttributesBesideSystemConfig(t *testing.T) {
+	root := owRepo(t, "sha1")
+	etc := t.TempDir()
+	idxWrite(t, filepath.Join(etc, "gitconfig"), "[user]\n\tname = System\n")
+	os.Unsetenv("GIT_CONFIG_NOSYSTEM")
+	t.Setenv("GIT_CONFIG_SYSTEM", filepath.Join(etc, "gitconfig"))
+	_, dirs := readConvertConfig(context.Background(), filepath.Join(root, ".git"), saveEnviron())
+	if len(dirs) != 1 || dirs[0] != etc {
+		t.Fatalf("system configuration folders %q, want [%s]", dirs, etc)
+	}
+	common := filepath.Join(root, ".git")
+	s := OpenShared(context.Background(), common, t.TempDir(), 20, Identity)
+	defer s.Close()
+	if s.conv.outside && !present("/etc/gitattributes") {
+		t.Fatal("an attributes file is found where there is none")
+	}
+	idxWrite(t, filepath.Join(etc, "gitattributes"), "*.txt text\n")
+	s2 := OpenShared(context.Background(), common, t.TempDir(), 20, Identity)
+	defer s2.Close()
+	if !s2.conv.outside {
+		t.Error("the gitattributes beside the system configuration is not seen")
+	}
 }

@@ -11,8 +11,9 @@ import (
 
 // Shared is what a clean reads once for all the worktrees it saves, rather
 // than once for each: the configuration that decides whether git converts
-// a file on its way in (core.autocrlf, core.eol), which attributes files
-// outside the worktrees' own files exist, and a commit writer. What one
+// a file on its way in (core.autocrlf, core.eol) and which attributes
+// files outside the worktrees' own files exist; with the writers of their
+// commits and trees. What one
 // worktree can have of its own (a config.worktree, a configuration that
 // includeIf may include for some worktrees and not others) is still read
 // in that worktree, by git, as a save without Shared does.
@@ -52,18 +53,25 @@ type convertConfig struct {
 const sharedKeys = `core\.(autocrlf|eol|attributesfile)|attr\.tree|i18n\.commitencoding`
 
 // OpenShared reads, in the repository whose common directory is commonDir,
-// what all the saves of a clean share, and starts the commit writer, which
-// keeps a file in tmpDir. identity is the environment of the save commits.
+// what all the saves of a clean share, and starts the commit writer (it
+// keeps a file in tmpDir; the tree writer starts with the first tree).
+// identity is the environment of the save commits.
 // A configuration it cannot vouch for makes each worktree read its own; a
 // writer that does not start leaves the commits to commit-tree.
 func OpenShared(ctx context.Context, commonDir, tmpDir string, hashLen int, identity []string) *Shared {
 	env := saveEnviron()
 	s := &Shared{Trees: newTreeWriter(ctx, commonDir, hashLen, env)}
-	s.conv = readConvertConfig(ctx, commonDir, env)
+	var sysDirs []string
+	s.conv, sysDirs = readConvertConfig(ctx, commonDir, env)
 
 	// git var lists the identities of the commits and, from git 2.42, the
-	// system and global attributes files git reads.
+	// system and global attributes files git reads. Before, the system
+	// file is where git keeps its system configuration (both are in its
+	// sysconfdir).
 	var attrFiles []string
+	for _, d := range sysDirs {
+		attrFiles = append(attrFiles, filepath.Join(d, "gitattributes"))
+	}
 	vars, verr := gitOutput(ctx, commonDir, saveEnviron(identity...), "var", "-l")
 	for _, line := range strings.Split(string(vars), "\n") {
 		for _, k := range []string{"GIT_ATTR_SYSTEM=", "GIT_ATTR_GLOBAL="} {
@@ -139,12 +147,13 @@ func (s *Shared) writerFor(adminDir string) *CommitWriter {
 // readConvertConfig reads the configuration every worktree of the
 // repository shares (system, global, the repository's, the command's),
 // leaving out the worktree scope: a worktree's config.worktree is its own.
-func readConvertConfig(ctx context.Context, commonDir string, env []string) convertConfig {
-	c := convertConfig{ok: true, plainCommits: true}
-	out, err := gitOutput(ctx, commonDir, env, "config", "-z", "--show-scope", "--show-origin",
-		"--get-regexp", `^(`+sharedKeys+`|includeif\..*\.path)$`)
-	if err != nil && exitCode(err) != 1 { // 1: no such key
-		return convertConfig{}
+// It lists every key, to learn too where the system configuration is
+// (sysDirs: the folders of its files).
+func readConvertConfig(ctx context.Context, commonDir string, env []string) (c convertConfig, sysDirs []string) {
+	c = convertConfig{ok: true, plainCommits: true}
+	out, err := gitOutput(ctx, commonDir, env, "config", "-z", "--show-scope", "--show-origin", "--list")
+	if err != nil {
+		return convertConfig{}, nil
 	}
 	f := strings.Split(string(out), "\x00")
 	for i := 0; i+2 < len(f); i += 3 {
@@ -152,19 +161,22 @@ func readConvertConfig(ctx context.Context, commonDir string, env []string) conv
 		if scope == "worktree" {
 			continue
 		}
+		if p, ok := strings.CutPrefix(origin, "file:"); ok && scope == "system" && filepath.IsAbs(p) {
+			sysDirs = append(sysDirs, filepath.Dir(p))
+		}
 		key, val, hasVal := strings.Cut(kv, "\n")
-		if strings.HasPrefix(key, "includeif.") {
+		if strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path") {
 			// The include applies to some worktrees (gitdir:, onbranch:)
 			// and perhaps not to others: harmless only when the file it
 			// names sets nothing that matters and includes nothing more.
 			if !harmlessInclude(ctx, commonDir, env, origin, val, hasVal) {
-				return convertConfig{}
+				return convertConfig{}, nil
 			}
 			continue
 		}
 		c.apply(key, val, hasVal)
 	}
-	return c
+	return c, sysDirs
 }
 
 // apply records one configuration value, erring on the side that saves
