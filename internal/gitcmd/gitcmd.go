@@ -131,7 +131,14 @@ var traceMu sync.Mutex
 // trace appends the argument list to $GIT_TASKRESUME_TRACE, when set. Tests
 // use it to count git processes; a user can use it to see what ran.
 func trace(dir string, args []string) {
-	path := os.Getenv("GIT_TASKRESUME_TRACE")
+	appendTo("GIT_TASKRESUME_TRACE", "git "+strings.Join(args, " "))
+}
+
+// appendTo appends line to the file the environment variable names, when
+// set; a file that cannot be written is let go (tracing never fails a
+// command).
+func appendTo(variable, line string) {
+	path := os.Getenv(variable)
 	if path == "" {
 		return
 	}
@@ -142,7 +149,7 @@ func trace(dir string, args []string) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "git %s\n", strings.Join(args, " "))
+	fmt.Fprintln(f, line)
 }
 
 // started is when the program started, the origin of the timing trace.
@@ -153,23 +160,15 @@ var started = time.Now()
 // command's wall clock (the benchmark's profile reads it). Times are
 // milliseconds since the program started.
 func timing(t0 time.Time, args []string) {
-	path := os.Getenv("GIT_TASKRESUME_TIMING")
-	if path == "" {
+	if os.Getenv("GIT_TASKRESUME_TIMING") == "" {
 		return
 	}
 	t1 := time.Now()
-	traceMu.Lock()
-	defer traceMu.Unlock()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return
-	}
-	defer f.Close()
 	line := strings.Join(args, " ")
 	if len(line) > 120 {
 		line = line[:120] + "..."
 	}
-	fmt.Fprintf(f, "%7.2f %7.2f git %s\n", ms(t0.Sub(started)), ms(t1.Sub(started)), line)
+	appendTo("GIT_TASKRESUME_TIMING", fmt.Sprintf("%7.2f %7.2f git %s", ms(t0.Sub(started)), ms(t1.Sub(started)), line))
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -224,13 +223,5 @@ func Mark(label string) {
 	if os.Getenv("GIT_TASKRESUME_TIMING") == "" {
 		return
 	}
-	t := time.Now()
-	traceMu.Lock()
-	defer traceMu.Unlock()
-	f, err := os.OpenFile(os.Getenv("GIT_TASKRESUME_TIMING"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "%7.2f         -- %s\n", ms(t.Sub(started)), label)
+	appendTo("GIT_TASKRESUME_TIMING", fmt.Sprintf("%7.2f         -- %s", ms(time.Since(started)), label))
 }

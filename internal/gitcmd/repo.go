@@ -657,33 +657,15 @@ func (r *Repo) DiffChanges(ctx context.Context, lines []string) (Changes, error)
 		return nil, err
 	}
 	res := Changes{}
-	i := -1
-	var recs []string
-	flush := func() {
-		if i >= 0 && i < len(lines) {
-			sort.Strings(recs)
-			res[lines[i]] = strings.Join(recs, "\n")
+	i := 0
+	eachChange(out, func(_, change string) {
+		if i < len(lines) {
+			res[lines[i]] = change
 		}
-		recs = nil
-	}
-	toks := strings.Split(string(out), "\x00")
-	for j := 0; j < len(toks); j++ {
-		t := strings.TrimLeft(toks[j], "\n")
-		switch {
-		case strings.HasPrefix(t, ":"):
-			f := strings.Fields(t)
-			if j+1 < len(toks) && len(f) >= 5 {
-				recs = append(recs, f[1]+" "+f[3]+" "+toks[j+1])
-			}
-			j++ // the path
-		case t != "":
-			flush()
-			i++
-		}
-	}
-	flush()
-	if i+1 != len(lines) {
-		return nil, fmt.Errorf("diff-tree: %d records for %d lines", i+1, len(lines))
+		i++
+	})
+	if i != len(lines) {
+		return nil, fmt.Errorf("diff-tree: %d records for %d lines", i, len(lines))
 	}
 	return res, nil
 }
@@ -694,12 +676,22 @@ func (r *Repo) DiffChanges(ctx context.Context, lines []string) (Changes, error)
 // follows a meta token is always a path.
 func ParseChanges(out []byte) Changes {
 	res := Changes{}
-	key := ""
+	eachChange(out, func(header, change string) {
+		key, _, _ := strings.Cut(strings.TrimPrefix(header, "\x01"), " ")
+		res[key] = change
+	})
+	return res
+}
+
+// eachChange calls fn, in order, with each record's header token and its
+// change: the sorted "newmode newblob path" lines of its raw diff.
+func eachChange(out []byte, fn func(header, change string)) {
+	header := ""
 	var lines []string
 	flush := func() {
-		if key != "" {
+		if header != "" {
 			sort.Strings(lines)
-			res[key] = strings.Join(lines, "\n")
+			fn(header, strings.Join(lines, "\n"))
 		}
 		lines = nil
 	}
@@ -715,11 +707,10 @@ func ParseChanges(out []byte) Changes {
 			i++ // the path
 		case t != "":
 			flush()
-			key, _, _ = strings.Cut(strings.TrimPrefix(t, "\x01"), " ")
+			header = t
 		}
 	}
 	flush()
-	return res
 }
 
 // AheadBehind counts the commits a has that b lacks, and b has that a
