@@ -147,8 +147,11 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 		// An interrupted attempt is never landed by a change that merely
 		// looks like it: a squash names nothing, and the attempt's
 		// leftovers say it did not finish.
-		if changeKey(s) != "" && s.Status != branches.Interrupted &&
-			(s.Landed == nil || s.Landed.How != "merge") && changes[changeKey(s)] != "" {
+		// A task already landed by a merge, or by a commit that names it,
+		// keeps that evidence: a squash is only looked for where nothing
+		// names the landing.
+		named := s.Landed != nil && (s.Landed.How == "merge" || s.Landed.How == "commit" && s.Status == branches.Landed)
+		if changeKey(s) != "" && s.Status != branches.Interrupted && !named && changes[changeKey(s)] != "" {
 			tasks = append(tasks, s)
 		}
 	}
