@@ -134,6 +134,13 @@ func trace(dir string, args []string) {
 	appendTo("GIT_TASKRESUME_TRACE", "git "+strings.Join(args, " "))
 }
 
+// Started records a git process started outside Runner (a long-lived one
+// of the clean): traced and counted as Runner's are.
+func Started(args []string) {
+	trace("", args)
+	processes.Add(1)
+}
+
 // appendTo appends line to the file the environment variable names, when
 // set; a file that cannot be written is let go (tracing never fails a
 // command).

@@ -10,7 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
 )
 
 // The git processes a clean keeps open for all its saves (the commit
@@ -55,30 +56,9 @@ func envValue(env []string, key string) (string, bool) {
 	return val, ok
 }
 
-// traceMu serialises appends to the trace file.
-var traceMu sync.Mutex
-
-// traceGit appends a git command line to $GIT_TASKRESUME_TRACE, as every
-// git call made through gitcmd does: the trace is how tests and users
-// count the processes a command starts.
-func traceGit(args []string) {
-	path := os.Getenv("GIT_TASKRESUME_TRACE")
-	if path == "" {
-		return
-	}
-	traceMu.Lock()
-	defer traceMu.Unlock()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "git %s\n", strings.Join(args, " "))
-}
-
 // gitOutput runs git in dir to its end and returns its standard output.
 func gitOutput(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
-	traceGit(args)
+	gitcmd.Started(args)
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir, cmd.Env = dir, env
 	var stdout, stderr bytes.Buffer
@@ -130,7 +110,7 @@ type lineProc struct {
 }
 
 func startLineProc(ctx context.Context, dir string, env []string, args ...string) (*lineProc, error) {
-	traceGit(args)
+	gitcmd.Started(args)
 	p := &lineProc{args: args, cmd: exec.CommandContext(ctx, "git", args...)}
 	p.cmd.Dir, p.cmd.Env = dir, env
 	p.cmd.Stderr = &p.stderr
