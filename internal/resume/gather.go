@@ -404,24 +404,27 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	// The paths the task tips change against the base, for the squash
 	// search, read while the plan is looked for.
 	type guess struct {
-		paths map[string]bool
-		err   error
+		paths   map[string]bool
+		changes gitcmd.Changes
+		err     error
 	}
-	guessCh := make(chan guess, 1)
+	var guessRes guess
+	guessDone := make(chan struct{}) // closed once guessRes is set
 	// Only from the run's own branch: tasks leave it at its tip, so what a
 	// tip changes against it is the tasks' work. Against a shared base
 	// that moved on (main), it is also everything the base did since the
 	// fork: a wide, slow search. Then the exact paths are waited for.
 	if opts.Light || !runOwnBase(base, run) {
-		guessCh <- guess{}
+		close(guessDone)
 	} else {
 		tipsNow := append([]branches.Branch(nil), st.TaskBranches...)
 		done := make(chan struct{})
 		defer func() { <-done }() // before the reader closes, whatever returns
 		go func() {
 			defer close(done)
-			g, err := guessPaths(objs, base.Commit, tipsNow)
-			guessCh <- guess{g, err}
+			g, ch, err := guessPaths(ctx, repo, objs, base.Commit, tipsNow)
+			guessRes = guess{g, ch, err}
+			close(guessDone)
 		}()
 	}
 	pr, err := findPlan(ctx, repo, objs, opts, cfg, allRefs, wts, base, st.WorktreeDir)
@@ -510,6 +513,10 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	}
 	startKnown := make(chan struct{})
 	knowStart := sync.OnceFunc(func() { close(startKnown) })
+	// The start's own reads go first through the shared reader: the
+	// squash search waits for the start, the tasks' changes do not.
+	startRead := make(chan struct{})
+	startReadDone := sync.OnceFunc(func() { close(startRead) })
 	err = parallel(
 		func() (err error) {
 			w := <-walkCh
@@ -527,7 +534,12 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 			// What the squash check compares, beside the landing search:
 			// which branch holds a task's work is known from the walk.
 			pre := branches.Decide(branches.Input{Run: run, Plan: p, Branches: st.TaskBranches, Bounds: bounds, Walk: walk, Trees: trees})
-			if taskChanges, err = taskChangesOf(ctx, repo, objs, pre.States); err != nil {
+			// The reader answers one question at a time: the start's
+			// few reads go first. The tips' changes the guess read are
+			// the tasks' own where a task's work starts at the base.
+			<-startRead
+			<-guessDone
+			if taskChanges, err = taskChangesOf(ctx, repo, objs, pre.States, guessRes.changes); err != nil {
 				return fmt.Errorf("look for squashed tasks: %w", err)
 			}
 			return nil
@@ -540,7 +552,8 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 			if p == nil || opts.Light {
 				return nil
 			}
-			g := <-guessCh
+			<-guessDone
+			g := guessRes
 			if guessed, err = g.paths, g.err; err != nil || guessed == nil {
 				return err
 			}
@@ -550,12 +563,13 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 		},
 		func() (err error) {
 			defer knowStart()
+			defer startReadDone()
 			if p == nil || opts.Light {
 				return nil
 			}
 			// The start itself is searched too ("^start^@"): the commit that
 			// added the plan may carry a task's work.
-			start, noStart, fromPlan, err = runStart(ctx, repo, objs, planRepoPath, base.Commit, heads)
+			start, noStart, fromPlan, err = runStart(ctx, repo, objs, planRepoPath, base.Commit, heads, startReadDone)
 			knowStart()
 			if err != nil || start == "" {
 				return err

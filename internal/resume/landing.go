@@ -3,7 +3,10 @@ package resume
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/taskresume/git-taskresume/internal/branches"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
@@ -37,8 +40,15 @@ func defaultBranches(refs map[string]gitcmd.Ref, base BaseRef) (names, oids []st
 // has the plan (so the search for it stops at the run's own start, never
 // walking the whole history); else the oldest merge-base of the run's tips
 // and worktree HEADs with the base. why says, when there is no start, why
-// landing evidence cannot be searched.
-func runStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, planPath string, base string, heads []string) (start, why string, fromPlan bool, err error) {
+// landing evidence cannot be searched. inProcess, when not nil, is called
+// once what runStart reads through objs is done, before it starts a git
+// process (the caller holds back other reads of objs until then).
+func runStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, planPath string, base string, heads []string, inProcess func()) (start, why string, fromPlan bool, err error) {
+	if inProcess == nil {
+		inProcess = func() {}
+	}
+	inProcess = sync.OnceFunc(inProcess)
+	defer inProcess()
 	if planPath != "" {
 		has := false
 		if objs != nil {
@@ -51,25 +61,16 @@ func runStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, plan
 			_, err := repo.Run(ctx, "cat-file", "-e", "--end-of-options", base+":"+planPath)
 			has = err == nil
 		}
-		if has && objs != nil {
-			// The base's tip added the plan itself (a <run>-main that
-			// holds nothing else yet): no walk needed to find it.
-			c, ok, err := objs.Commit(base)
+		if has && objs != nil && !grafted(repo) {
+			added, ok, err := addedNear(objs, base, planPath, addedNearLimit)
 			if err != nil {
 				return "", "", false, err
 			}
-			added := ok
-			for _, parent := range c.Parents {
-				o, err := objs.Get(parent + ":" + planPath)
-				if err != nil {
-					return "", "", false, err
-				}
-				added = added && o.Type != "blob"
-			}
-			if added {
-				return base, "", true, nil
+			if ok {
+				return added, "", true, nil
 			}
 		}
+		inProcess()
 		if has {
 			added, err := repo.AddedIn(ctx, base, planPath)
 			if err != nil {
@@ -80,6 +81,7 @@ func runStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, plan
 			}
 		}
 	}
+	inProcess()
 	var revs []string
 	seen := map[string]bool{base: true}
 	for _, h := range heads {
@@ -101,6 +103,103 @@ func runStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, plan
 		return "", "the run's branches share no history with the base, so landed work cannot be searched for", false, nil
 	}
 	return mb, "", false, nil
+}
+
+// addedNearLimit bounds the commits addedNear reads before it leaves the
+// question to git: it saves a process where the plan was added a few
+// commits below the base's tip (a <run>-main that holds the plan's commit
+// and a little more), and costs little where it gives up.
+const addedNearLimit = 32
+
+// addedNear answers `git log -1 --diff-filter=A rev -- path` through the
+// running reader where the answer is near rev on a line of single-parent
+// commits: walking back from rev (which holds path as a file), the first
+// commit whose parent does not hold it added it. On such a line git's
+// path-limited walk visits the same commits, and the diff against the one
+// parent is what --diff-filter reads. ok is false, and git is to be asked,
+// at a merge below the tip, a submodule where the plan was, or past limit
+// commits. A merge at the tip that none of its parents holds the plan in
+// added it (a <run>-main whose first commit merged the plan in).
+func addedNear(objs *gitcmd.Objects, rev, path string, limit int) (added string, ok bool, err error) {
+	c := rev
+	for step := 0; step < limit; step++ {
+		e, found, err := objs.Commit(c)
+		if err != nil || !found {
+			return "", false, err
+		}
+		if len(e.Parents) == 0 {
+			return c, true, nil // a root commit adds what it holds
+		}
+		if len(e.Parents) > 1 && step > 0 {
+			return "", false, nil
+		}
+		next := ""
+		for _, parent := range e.Parents {
+			o, err := objs.Get(parent + ":" + path)
+			if err != nil {
+				return "", false, err
+			}
+			switch o.Type {
+			case "blob":
+				next = parent
+			case "tree":
+				// A directory there: the file is added beside its removal.
+			case "":
+				// Absent, or a submodule's commit this repository
+				// lacks: only the tree entry tells (a submodule
+				// turned file is a type change, not an addition).
+				sub, err := gitlinkAt(objs, parent, path)
+				if err != nil || sub {
+					return "", false, err
+				}
+			default:
+				return "", false, nil // a submodule's commit
+			}
+			if next != "" {
+				break
+			}
+		}
+		if next == "" {
+			return c, true, nil
+		}
+		if len(e.Parents) > 1 {
+			return "", false, nil
+		}
+		c = next
+	}
+	return "", false, nil
+}
+
+// gitlinkAt says whether commit's tree has a submodule at path.
+func gitlinkAt(objs *gitcmd.Objects, commit, path string) (bool, error) {
+	dir, name := "", path
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		dir, name = path[:i], path[i+1:]
+	}
+	tree := commit + "^{tree}"
+	if dir != "" {
+		tree = commit + ":" + dir
+	}
+	entries, err := objs.Tree(tree)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		if e.Name == name {
+			return e.Mode == "160000", nil
+		}
+	}
+	return false, nil
+}
+
+// grafted says whether the repository has a grafts file, which changes
+// commits' parents for git's walks but not in the objects the reader shows.
+func grafted(repo *gitcmd.Repo) bool {
+	if repo.CommonDir == "" {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(repo.CommonDir, "info", "grafts"))
+	return err == nil
 }
 
 // madeBeforePlan names the branches made before the commit that added the

@@ -15,24 +15,37 @@ import (
 // through the running cat-file for a few, else one diff-tree. states may
 // come from the walk alone: which branch holds a task's work does not
 // depend on what landed.
-func taskChangesOf(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, states []branches.TaskState) (gitcmd.Changes, error) {
+func taskChangesOf(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, states []branches.TaskState, known gitcmd.Changes) (gitcmd.Changes, error) {
 	var lines []string
+	changes := gitcmd.Changes{}
 	seen := map[string]bool{}
 	for i := range states {
 		s := &states[i]
-		if k := changeKey(s); k != "" && !seen[k] {
-			seen[k] = true
-			lines = append(lines, k)
+		k := changeKey(s)
+		if k == "" || seen[k] {
+			continue
 		}
+		seen[k] = true
+		if ch, ok := known[k]; ok {
+			changes[k] = ch
+			continue
+		}
+		lines = append(lines, k)
 	}
 	if len(lines) == 0 {
-		return nil, nil
+		return changes, nil
 	}
 	if objs == nil || len(lines) > inProcessDiffs {
-		return repo.DiffChanges(ctx, lines)
+		read, err := repo.DiffChanges(ctx, lines)
+		if err != nil {
+			return nil, err
+		}
+		for k, ch := range read {
+			changes[k] = ch
+		}
+		return changes, nil
 	}
 	// A few tree reads each, no process to start.
-	changes := gitcmd.Changes{}
 	for _, k := range lines {
 		tip, from, _ := strings.Cut(k, " ")
 		ch, err := objs.DiffTrees(from, tip)
@@ -74,24 +87,51 @@ func taskToTime(s *branches.TaskState) int64 {
 // guessPaths are the paths the task tips change against the base, read
 // before the walk so that the search for landed changes can run beside it.
 // Each task's own change almost always touches only these; squashPaths
-// says when it does not. nil when there are too many tips to read
-// in-process.
-func guessPaths(objs *gitcmd.Objects, base string, tips []branches.Branch) (map[string]bool, error) {
-	if objs == nil || len(tips) == 0 || len(tips) > inProcessDiffs {
-		return nil, nil
+// says when it does not. The changes read are returned too, keyed as
+// changeKey keys a task's (a task whose work starts at the base has its own
+// change among them). A few tips are read through the running reader; more
+// through one diff-tree process, which runs beside the reader's other work.
+func guessPaths(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, base string, tips []branches.Branch) (map[string]bool, gitcmd.Changes, error) {
+	if len(tips) == 0 {
+		return nil, nil, nil
+	}
+	var lines []string
+	seen := map[string]bool{}
+	for _, b := range tips {
+		if k := b.OID + " " + base; !seen[k] {
+			seen[k] = true
+			lines = append(lines, k)
+		}
+	}
+	changes := gitcmd.Changes{}
+	if objs != nil && len(lines) <= guessInProcess {
+		for _, k := range lines {
+			tip, from, _ := strings.Cut(k, " ")
+			ch, err := objs.DiffTrees(from, tip)
+			if err != nil {
+				return nil, nil, err
+			}
+			changes[k] = ch
+		}
+	} else {
+		var err error
+		if changes, err = repo.DiffChanges(ctx, lines); err != nil {
+			return nil, nil, err
+		}
 	}
 	paths := map[string]bool{}
-	for _, b := range tips {
-		ch, err := objs.DiffTrees(base, b.OID)
-		if err != nil {
-			return nil, err
-		}
+	for _, ch := range changes {
 		for p := range changedPaths(ch) {
 			paths[p] = true
 		}
 	}
-	return paths, nil
+	return paths, changes, nil
 }
+
+// guessInProcess is how many tips guessPaths reads through the running
+// reader: while the plan is looked for, the reader is busy with the plan's
+// copies, and a process beside it is quicker past a few tips.
+const guessInProcess = 8
 
 // squashPaths are the paths the task changes touch, and whether all of
 // them are among guessed (nil guessed: never).

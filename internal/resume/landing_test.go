@@ -1,0 +1,155 @@
+package resume
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/testbin"
+)
+
+// addedNear answers what `git log -1 --diff-filter=A <tip> -- <plan>`
+// answers wherever it answers at all, and leaves to git the histories whose
+// answer it cannot read as git would: a merge below the tip, a submodule
+// where the plan is now, more commits than its limit.
+func TestAddedNearEqualsGit(t *testing.T) {
+	testbin.IsolateGit(t)
+	const plan = "specs/r1/plan.md"
+	type step func(t *testing.T, dir string)
+	write := func(name, body string) step {
+		return func(t *testing.T, dir string) {
+			p := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			testbin.Git(t, dir, "add", "-A")
+			testbin.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "write "+name+" "+strconv.Quote(body))
+		}
+	}
+	remove := func(name string) step {
+		return func(t *testing.T, dir string) {
+			testbin.Git(t, dir, "rm", "-q", "-r", name)
+			testbin.Git(t, dir, "commit", "-q", "-m", "remove "+name)
+		}
+	}
+	other := func(n int) step {
+		return func(t *testing.T, dir string) {
+			for i := 0; i < n; i++ {
+				write("src/f.txt", "v"+strconv.Itoa(i))(t, dir)
+			}
+		}
+	}
+	// A submodule entry at the plan's path: a commit id in the tree.
+	gitlink := func(t *testing.T, dir string) {
+		oid := testbin.Git(t, dir, "rev-parse", "HEAD")
+		testbin.Git(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+oid+","+plan)
+		testbin.Git(t, dir, "commit", "-q", "-m", "submodule at the plan's path")
+		testbin.Git(t, dir, "rm", "-q", "--cached", plan)
+		testbin.Git(t, dir, "commit", "-q", "-m", "submodule gone")
+	}
+	// A side branch merged below the tip, the plan already on both sides.
+	merge := func(t *testing.T, dir string) {
+		testbin.Git(t, dir, "checkout", "-q", "-b", "side")
+		write("side.txt", "side")(t, dir)
+		testbin.Git(t, dir, "checkout", "-q", "main")
+		write("main.txt", "main")(t, dir)
+		testbin.Git(t, dir, "merge", "-q", "--no-edit", "side")
+	}
+	for _, c := range []struct {
+		name  string
+		steps []step
+		ok    bool // answered without git
+	}{
+		{"the tip adds it", []step{other(1), write(plan, "a")}, true},
+		{"the root commit adds it", []step{write(plan, "a"), other(2)}, true},
+		{"added, then changed and other work", []step{other(1), write(plan, "a"), other(2), write(plan, "b"), other(1)}, true},
+		{"added, deleted, added again: the newest", []step{write(plan, "a"), other(1), remove(plan), other(1), write(plan, "b"), other(1)}, true},
+		{"a directory where the file is now", []step{write(plan+"/x", "d"), remove(plan), write(plan, "a"), other(1)}, true},
+		{"a directory turned file in one commit", []step{write(plan+"/x", "d"), func(t *testing.T, dir string) {
+			testbin.Git(t, dir, "rm", "-q", "-r", "--cached", plan)
+			if err := os.RemoveAll(filepath.Join(dir, plan)); err != nil {
+				t.Fatal(err)
+			}
+		}, write(plan, "a"), other(1)}, true},
+		{"a submodule there before, gone, then the file", []step{other(1), gitlink, write(plan, "a"), other(1)}, true},
+		{"a merge below the tip", []step{write(plan, "a"), merge, other(1)}, false},
+		{"past the limit", []step{write(plan, "a"), other(addedNearLimit + 1)}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "repo")
+			testbin.Git(t, filepath.Dir(dir), "init", "-q", "-b", "main", dir)
+			for _, s := range c.steps {
+				s(t, dir)
+			}
+			want := testbin.Git(t, dir, "log", "-1", "--format=%H", "--diff-filter=A", "HEAD", "--", plan)
+			ctx := context.Background()
+			repo, err := gitcmd.Open(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs, err := repo.ObjectReader(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer objs.Close()
+			tip := testbin.Git(t, dir, "rev-parse", "HEAD")
+			got, ok, err := addedNear(objs, tip, plan, addedNearLimit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != c.ok {
+				t.Fatalf("answered without git: %v, want %v", ok, c.ok)
+			}
+			if ok && got != want {
+				t.Errorf("added in %s, git says %s", got, want)
+			}
+			// Whatever answers, runStart's start is git's.
+			start, _, fromPlan, err := runStart(ctx, repo, objs, plan, tip, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !fromPlan || start != want {
+				t.Errorf("runStart: %s (from the plan: %v), want %s", start, fromPlan, want)
+			}
+		})
+	}
+}
+
+// A submodule at the plan's path right below a commit that adds the file is
+// a type change to git, not an addition: addedNear leaves it to git.
+func TestAddedNearSubmoduleBelow(t *testing.T) {
+	testbin.IsolateGit(t)
+	const plan = "plan.md"
+	dir := filepath.Join(t.TempDir(), "repo")
+	testbin.Git(t, filepath.Dir(dir), "init", "-q", "-b", "main", dir)
+	testbin.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "root")
+	oid := testbin.Git(t, dir, "rev-parse", "HEAD")
+	testbin.Git(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+oid+","+plan)
+	testbin.Git(t, dir, "commit", "-q", "-m", "submodule at the plan's path")
+	testbin.Git(t, dir, "rm", "-q", "--cached", plan)
+	if err := os.WriteFile(filepath.Join(dir, plan), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testbin.Git(t, dir, "add", plan)
+	testbin.Git(t, dir, "commit", "-q", "-m", "the file where the submodule was")
+	testbin.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "more")
+	ctx := context.Background()
+	repo, err := gitcmd.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := repo.ObjectReader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer objs.Close()
+	if got, ok, err := addedNear(objs, testbin.Git(t, dir, "rev-parse", "HEAD"), plan, addedNearLimit); err != nil || ok {
+		t.Errorf("addedNear = %q, %v, %v; want it left to git", got, ok, err)
+	}
+}
