@@ -2,6 +2,7 @@ package branches
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -106,20 +107,23 @@ func (n *Names) Name(c *CommitInfo, shared bool) Naming {
 // the id and every word of the title.
 func (n *Names) subjectTask(id, text string, shared bool) *plan.Task {
 	k := subjectKey{id, text, shared}
-	if t, ok := n.subjects[k]; ok {
+	n.subjectsMu.Lock()
+	t, ok := n.subjects[k]
+	n.subjectsMu.Unlock()
+	if ok {
 		return t
 	}
-	t := n.readSubject(id, text, shared)
+	t = n.readSubject(id, text, shared)
+	n.subjectsMu.Lock()
 	n.subjects[k] = t
+	n.subjectsMu.Unlock()
 	return t
 }
 
 // title is a task's title words.
 func (n *Names) title(t *plan.Task) []string {
-	for i, u := range n.tasks {
-		if u == t {
-			return n.titles[i]
-		}
+	if i, ok := n.index[t]; ok {
+		return n.titles[i]
 	}
 	return titleWords(t.Title)
 }
@@ -153,8 +157,8 @@ func (n *Names) readSubject(id, text string, shared bool) *plan.Task {
 	// a tie between two such tasks points at neither.
 	var best *plan.Task
 	bestLen, tie := 0, false
-	for i, t := range n.tasks {
-		tw := n.titles[i]
+	for _, i := range n.candidates(words) {
+		t, tw := n.tasks[i], n.titles[i]
 		if len(tw) == 0 || covers(words, tw) != len(tw) {
 			continue
 		}
@@ -218,6 +222,34 @@ func titleWords(s string) []string {
 		}
 	}
 	return out
+}
+
+// candidates are the positions, in plan order, of the tasks indexed under
+// the key of one of words: the only titles words can cover whole.
+func (n *Names) candidates(words []string) []int {
+	var out []int
+	for i, w := range words {
+		k := wordKey(w)
+		dup := false
+		for _, v := range words[:i] {
+			dup = dup || wordKey(v) == k
+		}
+		if !dup {
+			out = append(out, n.byKey[k]...)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// wordKey is what two words sameWord matches have in common: the whole
+// word under four bytes (only an equal word matches it), else its first
+// four bytes (a word it starts, or that starts it, has four at least).
+func wordKey(w string) string {
+	if len(w) < 4 {
+		return w
+	}
+	return w[:4]
 }
 
 // covers counts the words of title that text holds. Words match when

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/taskresume/git-taskresume/internal/plan"
 )
@@ -23,9 +24,17 @@ type Names struct {
 	// once: every commit's subject is held against every title.
 	tasks  []*plan.Task
 	titles [][]string
+	// index: a task's position in tasks; byKey: the tasks indexed under
+	// a wordKey, each under the rarest key of its title's words. A text
+	// can hold a whole title only if it holds that word, so a subject is
+	// held against the titles its own words' keys lead to, not all.
+	index map[*plan.Task]int
+	byKey map[string][]int
 	// subjects remembers what a subject named (the same subjects are
-	// read again by each decision over the same plan).
-	subjects map[subjectKey]*plan.Task
+	// read again by each decision over the same plan); decisions may run
+	// in several goroutines.
+	subjectsMu sync.Mutex
+	subjects   map[subjectKey]*plan.Task
 }
 
 type subjectKey struct {
@@ -37,7 +46,7 @@ type subjectKey struct {
 // is then unknown).
 func NewNames(run string, p *plan.Plan) *Names {
 	n := &Names{run: run, p: p, exact: map[string]string{}, byID: map[string]*plan.Task{},
-		subjects: map[subjectKey]*plan.Task{}}
+		subjects: map[subjectKey]*plan.Task{}, index: map[*plan.Task]int{}, byKey: map[string][]int{}}
 	if p == nil {
 		return n
 	}
@@ -53,8 +62,29 @@ func NewNames(run string, p *plan.Plan) *Names {
 		if strings.ContainsAny(t.ID, ".-") {
 			n.through = false
 		}
+		if _, dup := n.index[t]; !dup {
+			n.index[t] = len(n.tasks)
+		}
 		n.tasks = append(n.tasks, t)
 		n.titles = append(n.titles, titleWords(t.Title))
+	}
+	freq := map[string]int{}
+	for _, tw := range n.titles {
+		for _, w := range tw {
+			freq[wordKey(w)]++
+		}
+	}
+	for i, tw := range n.titles {
+		if len(tw) == 0 {
+			continue
+		}
+		rarest := wordKey(tw[0])
+		for _, w := range tw[1:] {
+			if k := wordKey(w); freq[k] < freq[rarest] {
+				rarest = k
+			}
+		}
+		n.byKey[rarest] = append(n.byKey[rarest], i)
 	}
 	return n
 }
@@ -160,8 +190,12 @@ type Match struct {
 }
 
 // MatchNames reads each branch's name (see Names.Task).
-func MatchNames(run string, p *plan.Plan, bs []Branch) Match {
-	n := NewNames(run, p)
+func MatchNames(run string, p *plan.Plan, bs []Branch) Match { return NewNames(run, p).Match(bs) }
+
+// Match is MatchNames with names prepared once (a report reads the same
+// plan's names for its worktrees and then for its decision).
+func (n *Names) Match(bs []Branch) Match {
+	run := n.run
 	m := Match{ByTask: map[string][]Branch{}}
 	sorted := append([]Branch(nil), bs...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })

@@ -14,6 +14,9 @@ import (
 type Input struct {
 	Run  string
 	Plan *plan.Plan
+	// Names, when not nil, are NewNames(Run, Plan) prepared once for
+	// several decisions over the same plan.
+	Names *Names
 	// Branches are the run's task branches ("<run>-task-*"), local and
 	// remote-only.
 	Branches []Branch
@@ -137,7 +140,10 @@ type UnknownBranch struct {
 // its work is what its branch adds beyond its stack parent that no other
 // task's evidence claims.
 func Decide(in Input) Verdict {
-	names := NewNames(in.Run, in.Plan)
+	names := in.Names
+	if names == nil {
+		names = NewNames(in.Run, in.Plan)
+	}
 	g := newInfoGraph(in.Walk)
 	v := Verdict{ByBranch: map[string]string{}}
 

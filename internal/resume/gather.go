@@ -465,7 +465,8 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	}
 
 	gitcmd.Mark("plan found")
-	m := branches.MatchNames(run, p, st.TaskBranches)
+	names := branches.NewNames(run, p)
+	m := names.Match(st.TaskBranches)
 
 	// Stage B, at once: one walk of every commit reachable from a task tip
 	// and not from the base (started above); the search of the base and
@@ -533,7 +534,7 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 			}
 			// What the squash check compares, beside the landing search:
 			// which branch holds a task's work is known from the walk.
-			pre := branches.Decide(branches.Input{Run: run, Plan: p, Branches: st.TaskBranches, Bounds: bounds, Walk: walk, Trees: trees})
+			pre := branches.Decide(branches.Input{Run: run, Plan: p, Names: names, Branches: st.TaskBranches, Bounds: bounds, Walk: walk, Trees: trees})
 			// The reader answers one question at a time: the start's
 			// few reads go first. The tips' changes the guess read are
 			// the tasks' own where a task's work starts at the base.
@@ -688,7 +689,7 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 		if err != nil {
 			return nil, err
 		}
-		in := branches.Input{Run: run, Plan: p, Branches: st.TaskBranches, Bounds: bounds, Walk: walk, Trees: trees, BeforePlan: before,
+		in := branches.Input{Run: run, Plan: p, Names: names, Branches: st.TaskBranches, Bounds: bounds, Walk: walk, Trees: trees, BeforePlan: before,
 			Landed: landed, LandedDefault: landedDef, BaseShared: !runOwnBase(base, run), Discarded: discards,
 			Interrupted: map[string]string{}}
 		for b, s := range stops {
