@@ -512,6 +512,10 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	if !defIsBase {
 		since = append(since, defOIDs...)
 	}
+	near := 1 // the tip alone, on a shared base
+	if runOwnBase(base, run) {
+		near = addedNearLimit
+	}
 	startKnown := make(chan struct{})
 	knowStart := sync.OnceFunc(func() { close(startKnown) })
 	// The start's own reads go first through the shared reader: the
@@ -570,7 +574,7 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 			}
 			// The start itself is searched too ("^start^@"): the commit that
 			// added the plan may carry a task's work.
-			start, noStart, fromPlan, err = runStart(ctx, repo, objs, planRepoPath, base.Commit, heads, startReadDone)
+			start, noStart, fromPlan, err = runStart(ctx, repo, objs, planRepoPath, base.Commit, heads, near, startReadDone)
 			knowStart()
 			if err != nil || start == "" {
 				return err

@@ -40,10 +40,12 @@ func defaultBranches(refs map[string]gitcmd.Ref, base BaseRef) (names, oids []st
 // has the plan (so the search for it stops at the run's own start, never
 // walking the whole history); else the oldest merge-base of the run's tips
 // and worktree HEADs with the base. why says, when there is no start, why
-// landing evidence cannot be searched. inProcess, when not nil, is called
+// landing evidence cannot be searched. near is how many commits below the
+// base's tip the commit that added the plan is looked for in-process
+// (addedNear) before git is asked. inProcess, when not nil, is called
 // once what runStart reads through objs is done, before it starts a git
 // process (the caller holds back other reads of objs until then).
-func runStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, planPath string, base string, heads []string, inProcess func()) (start, why string, fromPlan bool, err error) {
+func runStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, planPath string, base string, heads []string, near int, inProcess func()) (start, why string, fromPlan bool, err error) {
 	if inProcess == nil {
 		inProcess = func() {}
 	}
@@ -62,7 +64,7 @@ func runStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, plan
 			has = err == nil
 		}
 		if has && objs != nil && !grafted(repo) {
-			added, ok, err := addedNear(objs, base, planPath, addedNearLimit)
+			added, ok, err := addedNear(objs, base, planPath, max(near, 1))
 			if err != nil {
 				return "", "", false, err
 			}
@@ -106,9 +108,12 @@ func runStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, plan
 }
 
 // addedNearLimit bounds the commits addedNear reads before it leaves the
-// question to git: it saves a process where the plan was added a few
-// commits below the base's tip (a <run>-main that holds the plan's commit
-// and a little more), and costs little where it gives up.
+// question to git, on the run's own <run>-main, where the plan's commit is
+// the first and only the run's work is above it: it saves a process where
+// the plan was added a few commits below the tip, and costs little (two
+// round trips a commit) where it gives up. On a shared base (main) the
+// plan is mostly far below, with other work above it: only the tip is
+// read there.
 const addedNearLimit = 32
 
 // addedNear answers `git log -1 --diff-filter=A rev -- path` through the

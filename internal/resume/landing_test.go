@@ -110,7 +110,7 @@ func TestAddedNearEqualsGit(t *testing.T) {
 				t.Errorf("added in %s, git says %s", got, want)
 			}
 			// Whatever answers, runStart's start is git's.
-			start, _, fromPlan, err := runStart(ctx, repo, objs, plan, tip, nil, nil)
+			start, _, fromPlan, err := runStart(ctx, repo, objs, plan, tip, nil, addedNearLimit, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
