@@ -38,8 +38,8 @@
 # tables, which say where).
 #
 # Environment: BENCH_DIR; ROUNDS (15); ROUNDS_BIG (9: rounds of the 500-task
-# plan, whose (b) starts 700 git processes a round; with 5, the median of the
-# per-round 100k/20k ratios moved 1.01-1.26 between runs whose medians agreed); CLEAN_ROUNDS (5, for (d)
+# plan, whose (b) starts 700 git processes a round; a ratio is the median of
+# per-round ratios, which 5 rounds leave to one noisy round); CLEAN_ROUNDS (5, for (d)
 # and (d2); past 3 rounds each stops when the run has taken BUDGET seconds,
 # 480); RUNS (2800 runs per large repository); WORKTREES (5000); PROFILE=0
 # to skip the profiles at the end (PROFILE=full: the clean's profile even
