@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/taskresume/git-taskresume/internal/plan"
+	"github.com/taskresume/git-taskresume/internal/ui"
 )
 
 // Input is everything the completion rule reads. The caller runs git; the
@@ -449,17 +450,17 @@ func Decide(in Input) Verdict {
 			}
 		})
 		for _, by := range sortedKeys(countKeys(reverts)) {
-			doubts[task[i]] = append(doubts[task[i]], fmt.Sprintf("branch %s reverts %d commit(s) of its own (by %s): counted for no task",
-				bs[i].Name, reverts[by], by))
+			doubts[task[i]] = append(doubts[task[i]], fmt.Sprintf("branch %s reverts %s of its own (by %s): counted for no task",
+				bs[i].Name, ui.Plural(reverts[by], "commit"), by))
 		}
 		for _, name := range sortedKeys(countKeys(from)) {
-			doubts[task[i]] = append(doubts[task[i]], fmt.Sprintf("branch %s holds %d commit(s) of %s, which git taskclean deleted so that its task runs again: counted for no task",
-				bs[i].Name, from[name], name))
+			doubts[task[i]] = append(doubts[task[i]], fmt.Sprintf("branch %s holds %s of %s, which git taskclean deleted so that its task runs again: counted for no task",
+				bs[i].Name, ui.Plural(from[name], "commit"), name))
 		}
 	}
 	for id, sh := range shared {
-		doubts[id] = append(doubts[id], fmt.Sprintf("%d commit(s) that name no task are on the branches of tasks %s alike: counted for none (name the task in their subjects, \"[Task %s] ...\", to count them)",
-			len(sh.commits), strings.Join(append([]string{id}, sortedKeys(sh.with)...), ", "), id))
+		doubts[id] = append(doubts[id], fmt.Sprintf("%s that name no task %s on the branches of tasks %s alike: counted for none (name the task in their subjects, \"[Task %s] ...\", to count them)",
+			ui.Plural(len(sh.commits), "commit"), isAre(len(sh.commits)), strings.Join(append([]string{id}, sortedKeys(sh.with)...), ", "), id))
 	}
 
 	landed, revertDoubts := landings(in, names, bs, task)
@@ -818,4 +819,12 @@ func short(oid string) string {
 		return oid[:12]
 	}
 	return oid
+}
+
+// isAre agrees a verb with a count.
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }

@@ -508,7 +508,7 @@ func TestDecideRevertedOnBranch(t *testing.T) {
 	walk := history("c1:B|[Task 2.1] User service", "c2:c1|Revert \"[Task 2.1] User service\"")
 	v := branches.Decide(branches.Input{Run: run, Plan: p, Branches: []branches.Branch{br(b21, "c2")}, Walk: walk})
 	checkStates(t, p, v, map[string]want{"2.1": {branches.Empty, 0, "", b21}})
-	if len(v.States[2].Doubts) == 0 || !strings.Contains(v.States[2].Doubts[0], "reverts 1 commit(s) of its own") {
+	if len(v.States[2].Doubts) == 0 || !strings.Contains(v.States[2].Doubts[0], "reverts 1 commit of its own") {
 		t.Errorf("doubts %q do not name the revert", v.States[2].Doubts)
 	}
 	// A revert of another's commit (something it brought in) takes only

@@ -7,6 +7,7 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/claims"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/ui"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -219,7 +220,7 @@ func (c *cleaner) dropClaims(sel *Selection, wantTask map[string]bool) {
 		case wantTask[cl.Task]:
 			reason = "--task"
 		case cl.Expired:
-			reason = "expired " + cl.Expires.UTC().Format(time.RFC3339)
+			reason = "expired " + ui.When(cl.Expires)
 		}
 		where := ""
 		if cl.Remote != "" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/ui"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -96,7 +97,7 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) ([]gitcmd.RefUpdate
 		}
 		if snap.Raw != "" {
 			ra := c.add(&Action{Op: OpSaveRaw, Task: w.TaskID(), Path: w.Path, Commit: snap.Raw,
-				Ref: c.prefix + "raw/" + name, Reason: fmt.Sprintf("%d file(s) git may convert (filter, line endings, ident), as they are on disk", len(snap.RawPaths))})
+				Ref: c.prefix + "raw/" + name, Reason: fmt.Sprintf("%s git may convert (filter, line endings, ident), as they are on disk", ui.Plural(len(snap.RawPaths), "file"))})
 			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: ra.Ref, New: ra.Commit})
 		}
 		if admin != "" {
@@ -132,7 +133,7 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) ([]gitcmd.RefUpdate
 		for k, tip := range c.lost[name].Tips {
 			a := c.add(&Action{Op: OpSaveReflog, Task: task[name], Branch: name, Commit: tip,
 				Ref:    fmt.Sprintf("%sreflog/%s/%d", c.prefix, name, k),
-				Reason: fmt.Sprintf("%d commit(s) only the branch's reflog holds", c.lost[name].Count)})
+				Reason: fmt.Sprintf("%s only the branch's reflog holds", ui.Plural(c.lost[name].Count, "commit"))})
 			a.Command = "git log " + tip
 			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: tip})
 		}
@@ -328,8 +329,8 @@ func (c *cleaner) prove(t *Target, snap *worktree.Snapshot) string {
 		}
 	}
 	if len(other) == 0 {
-		return fmt.Sprintf("%d ignored file(s) past the save budget (%d KiB a file, %d MiB in all): %s; pass --drop-ignored to let them go",
-			len(big), c.opts.Budget.PerFile>>10, c.opts.Budget.Total>>20, resume.FirstFew(big))
+		return fmt.Sprintf("%s past the save budget (%d KiB a file, %d MiB in all): %s; pass --drop-ignored to let them go",
+			ui.Plural(len(big), "ignored file"), c.opts.Budget.PerFile>>10, c.opts.Budget.Total>>20, resume.FirstFew(big))
 	}
 	return fmt.Sprintf("cannot prove its save holds everything: %s; it stays", resume.FirstFew(append(other, big...)))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/branches"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
+	"github.com/taskresume/git-taskresume/internal/ui"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -128,13 +129,13 @@ func (st *State) build(wts []*Worktree, v branches.Verdict) {
 		}
 		if w.Unreachable > 0 {
 			rep.Problems = append(rep.Problems, Problem{Kind: "unreachable_commits", Task: w.TaskID(),
-				Message: fmt.Sprintf("worktree %s holds %d commit(s) on a detached HEAD that no branch has", w.Path, w.Unreachable)})
+				Message: fmt.Sprintf("worktree %s holds %s on a detached HEAD that no branch has", w.Path, ui.Plural(w.Unreachable, "commit"))})
 		}
 	}
 	if len(rep.StaleWorktrees) > 0 {
 		rep.CleanCommand = "git taskclean --run " + run + st.sameReadFlags()
 		rep.Problems = append(rep.Problems, Problem{Kind: "stale_worktree",
-			Message: fmt.Sprintf("%d stale worktree(s): %s", len(rep.StaleWorktrees), rep.CleanCommand)})
+			Message: fmt.Sprintf("%s: %s", ui.Plural(len(rep.StaleWorktrees), "stale worktree"), rep.CleanCommand)})
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/claims"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
+	"github.com/taskresume/git-taskresume/internal/ui"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -56,6 +57,9 @@ func inputErr(format string, a ...any) error { return &InputError{fmt.Sprintf(fo
 // State is everything gathered about a run: the report plus what
 // git-taskclean needs to act on it.
 type State struct {
+	// ColorSetting is git's colour setting for the report (color.taskresume,
+	// else color.ui): StyleForSetting takes it.
+	ColorSetting string
 	Repo      *gitcmd.Repo
 	Plan      *plan.Plan
 	Report    *Report
@@ -176,7 +180,8 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 		func() (err error) {
 			// Push URLs too: claims are written where git pushes, and
 			// must be read back from there.
-			if cfg, err = repo.ConfigMatching(ctx, `^(taskresume\.|remote\..*\.pushurl$|url\..*\.pushinsteadof$)`); err != nil {
+			// And git's colour settings for the human report.
+			if cfg, err = repo.ConfigMatching(ctx, `^(taskresume\.|remote\..*\.pushurl$|url\..*\.pushinsteadof$|color\.ui$|color\.taskresume$)`); err != nil {
 				err = fmt.Errorf("read git config: %w", err)
 			}
 			return err
@@ -216,6 +221,7 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	repo = found
 	st.Repo = found
 	gitcmd.Mark("stage A done")
+	st.ColorSetting = ui.ColorSetting(cfg, "taskresume")
 	if d := cfg["taskresume.worktreedir"]; d != "" {
 		st.WorktreeDir = filepath.Clean(d)
 	}
@@ -739,8 +745,8 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 				}
 				if lw, ok := lost[s.Branch.Name]; ok && s.Status == branches.Empty {
 					rep.Problems = append(rep.Problems, Problem{Kind: "reflog_work", Task: s.Task.ID, Message: fmt.Sprintf(
-						"task %s: branch %s holds no work, but its reflog holds %d commit(s) nothing else has (newest %s %q): it was reset; to look at them: git log %s; to take them back: git branch -f %s %s",
-						s.Task.ID, lw.Branch, lw.Count, Short(lw.Commit), lw.Subject, Short(lw.Commit), ShellQuote(lw.Branch), lw.Commit)})
+						"task %s: branch %s holds no work, but its reflog holds %s nothing else has (newest %s %q): it was reset; to look at them: git log %s; to take them back: git branch -f %s %s",
+						s.Task.ID, lw.Branch, ui.Plural(lw.Count, "commit"), Short(lw.Commit), lw.Subject, Short(lw.Commit), ShellQuote(lw.Branch), lw.Commit)})
 				}
 			}
 		}
@@ -1003,11 +1009,11 @@ func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[s
 		switch {
 		case ahead == 0:
 			return BaseRef{Ref: copies[0], Commit: rc.OID, Source: "run-main", Why: fmt.Sprintf("the run's own branch on %s: the local %s is behind it", remote, mb)},
-				[]Problem{{Kind: "base_behind", Message: fmt.Sprintf("local %s is %d commit(s) behind %s: read %s (update it: git branch -f %s %s, when nothing checks it out)",
-					mb, behind, copies[0], copies[0], mb, copies[0])}}, nil
+				[]Problem{{Kind: "base_behind", Message: fmt.Sprintf("local %s is %s behind %s: read %s (update it: git branch -f %s %s, when nothing checks it out)",
+					mb, ui.Plural(behind, "commit"), copies[0], copies[0], mb, copies[0])}}, nil
 		case behind > 0:
-			return base, []Problem{{Kind: "base_diverged", Message: fmt.Sprintf("local %s and %s have diverged (%d and %d commit(s) of their own): read the local one; work that landed only on %s is not seen",
-				mb, copies[0], ahead, behind, copies[0])}}, nil
+			return base, []Problem{{Kind: "base_diverged", Message: fmt.Sprintf("local %s and %s have diverged (%d and %s of their own): read the local one; work that landed only on %s is not seen",
+				mb, copies[0], ahead, ui.Plural(behind, "commit"), copies[0])}}, nil
 		}
 		return base, nil, nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/branches"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/ui"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -217,7 +218,7 @@ func (st *State) interruptions(ctx context.Context, repo *gitcmd.Repo, wts []*Wo
 		case dirty:
 			why = fmt.Sprintf("worktree %s holds uncommitted changes (%d staged, %d unstaged, %d untracked)", w.Path, w.Staged, w.Unstaged, w.Untracked)
 		default:
-			why = fmt.Sprintf("worktree %s holds %d edit(s) its index hides (assume-unchanged or skip-worktree)", w.Path, hidden)
+			why = fmt.Sprintf("worktree %s holds %s its index hides (assume-unchanged or skip-worktree)", w.Path, ui.Plural(hidden, "edit"))
 		}
 		for _, n := range names {
 			if _, ok := tip[n]; ok {

@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/taskresume/git-taskresume/internal/ui"
 )
 
 // Display makes text from plans, paths and git safe to print: text holding
@@ -22,19 +23,24 @@ func Display(s string) string {
 	return s
 }
 
-// Style decides colour. Colour is for terminals only, and NO_COLOR wins.
+// Style decides colour.
 type Style struct{ Color bool }
 
-// StyleFor returns the style for writing to f.
-func StyleFor(f *os.File) Style {
+// StyleFor returns the style for writing to f with git's colour settings
+// left to their default (colour on a terminal).
+func StyleFor(f *os.File) Style { return StyleForSetting(f, "") }
+
+// StyleForSetting returns the style for writing to f under setting, the
+// value of color.<command> or color.ui (ui.ColorSetting): as git, "always"
+// colours a pipe too, "never" a terminal neither; otherwise colour is for
+// terminals only, and NO_COLOR (any value) or TERM=dumb turn it off.
+func StyleForSetting(f *os.File, setting string) Style {
 	fi, err := f.Stat()
-	return styleFor(err == nil && fi.Mode()&os.ModeCharDevice != 0, os.Getenv("NO_COLOR"), os.Getenv("TERM"))
+	return styleFor(setting, err == nil && fi.Mode()&os.ModeCharDevice != 0, os.Getenv("NO_COLOR"), os.Getenv("TERM"))
 }
 
-// styleFor is the rule: colour on a terminal only, and NO_COLOR (any value)
-// or TERM=dumb turn it off.
-func styleFor(terminal bool, noColor, term string) Style {
-	return Style{Color: terminal && noColor == "" && term != "dumb"}
+func styleFor(setting string, terminal bool, noColor, term string) Style {
+	return Style{Color: ui.Color(setting, terminal, noColor, term)}
 }
 
 func (s Style) paint(code, text string) string {
@@ -96,11 +102,13 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 			if t.Runnable {
 				mark = style.paint("1", "->")
 			}
-			line := fmt.Sprintf("  %s %-6s %-11s %s", mark, t.ID, style.status(t.Status), Display(t.Title))
+			// Padded on the text, not its colour codes, which take no
+			// columns on a terminal.
+			line := fmt.Sprintf("  %s %-6s %s%s %s", mark, t.ID, style.status(t.Status), pad(t.Status, 11), Display(t.Title))
 			if t.Branch != nil {
-				line += fmt.Sprintf("  [%s, %s", *t.Branch, plural(t.OwnCommits, "own commit"))
+				line += fmt.Sprintf("  [%s, %s", *t.Branch, ui.Plural(t.OwnCommits, "own commit"))
 				if t.CommittedAt != nil {
-					line += ", " + t.CommittedAt.Local().Format("2006-01-02 15:04")
+					line += ", " + ui.When(*t.CommittedAt)
 				}
 				if t.StackParent != "" {
 					line += ", on " + t.StackParent
@@ -114,7 +122,7 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 				line += "  [also: " + strings.Join(t.Duplicates, ", ") + "]"
 			}
 			if t.Claim != nil {
-				state := "until " + t.Claim.Expires.Local().Format("15:04")
+				state := "until " + ui.When(t.Claim.Expires)
 				if t.Claim.Expired {
 					state = "expired"
 				}
@@ -181,7 +189,7 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 	}
 	if rep.LastCommit != nil {
 		fmt.Fprintf(w, "Last commit: %s on task %s, %s.\n", Short(rep.LastCommit.Commit), rep.LastCommit.Task,
-			rep.LastCommit.CommittedAt.Local().Format(time.RFC3339))
+			ui.When(rep.LastCommit.CommittedAt))
 	}
 	var notes []Problem
 	for _, p := range rep.Problems {
@@ -196,8 +204,12 @@ func Render(w io.Writer, rep *Report, style Style, rel string) {
 		}
 	}
 	if len(rep.StaleWorktrees) > 0 {
-		fmt.Fprintf(w, "\n%s stale; to save their work and remove them:\n  %s\n",
-			plural(len(rep.StaleWorktrees), "worktree"), rep.CleanCommand)
+		its, it := "their", "them"
+		if len(rep.StaleWorktrees) == 1 {
+			its, it = "its", "it"
+		}
+		fmt.Fprintf(w, "\n%s stale; to save %s work and remove %s:\n  %s\n",
+			ui.Plural(len(rep.StaleWorktrees), "worktree"), its, it, rep.CleanCommand)
 	}
 }
 
@@ -221,7 +233,7 @@ func describeWorktree(w *Worktree) string {
 		parts = append(parts, "on "+w.Branch)
 	}
 	if w.Unreachable > 0 {
-		parts = append(parts, plural(w.Unreachable, "commit")+" on no branch")
+		parts = append(parts, ui.Plural(w.Unreachable, "commit")+" on no branch")
 	}
 	if w.Error != "" {
 		parts = append(parts, "unreadable: "+Display(w.Error))
@@ -235,11 +247,12 @@ func describeWorktree(w *Worktree) string {
 	return strings.Join(parts, ", ")
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
+// pad is the spaces that take text to width columns.
+func pad(text string, width int) string {
+	if n := width - len([]rune(text)); n > 0 {
+		return strings.Repeat(" ", n)
 	}
-	return fmt.Sprintf("%d %ss", n, word)
+	return ""
 }
 
 // Short abbreviates a commit id for people.

@@ -16,9 +16,12 @@ func TestStyleRule(t *testing.T) {
 		{true, "1", "xterm-256color", false},
 		{true, "", "dumb", false},
 	} {
-		if got := styleFor(c.terminal, c.noColor, c.term).Color; got != c.want {
+		if got := styleFor("", c.terminal, c.noColor, c.term).Color; got != c.want {
 			t.Errorf("styleFor(%v, %q, %q) = %v, want %v", c.terminal, c.noColor, c.term, got, c.want)
 		}
+	}
+	if !styleFor("always", false, "", "xterm").Color || styleFor("never", true, "", "xterm").Color {
+		t.Error("color.ui / color.taskresume always and never must win over the terminal test")
 	}
 	if s := (Style{Color: true}).status("completed"); !strings.Contains(s, "\x1b[") {
 		t.Errorf("coloured status %q has no escape", s)

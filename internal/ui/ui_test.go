@@ -1,0 +1,65 @@
+package ui
+
+import (
+	"testing"
+	"time"
+)
+
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 commits", 1: "1 commit", 2: "2 commits", 11: "11 commits"} {
+		if got := Plural(n, "commit"); got != want {
+			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// Every time is local, with its offset: a UTC time and a time in another
+// zone that are the same instant are written alike.
+func TestWhenIsLocalWithOffset(t *testing.T) {
+	saved := time.Local
+	defer func() { time.Local = saved }()
+	time.Local = time.FixedZone("X", -7*3600)
+	instant := time.Date(2026, 1, 1, 12, 30, 0, 0, time.UTC)
+	want := "2026-01-01 05:30 -0700"
+	if got := When(instant); got != want {
+		t.Errorf("When(UTC) = %q, want %q", got, want)
+	}
+	if got := When(instant.In(time.FixedZone("Y", 9*3600))); got != want {
+		t.Errorf("When(+0900) = %q, want %q", got, want)
+	}
+}
+
+func TestColorAsGit(t *testing.T) {
+	for _, c := range []struct {
+		setting       string
+		terminal      bool
+		noColor, term string
+		want          bool
+	}{
+		{"", true, "", "xterm", true},
+		{"", false, "", "xterm", false},
+		{"auto", true, "", "xterm", true},
+		{"true", false, "", "xterm", false},
+		{"always", false, "", "xterm", true},
+		{"Always", false, "1", "dumb", true},
+		{"never", true, "", "xterm", false},
+		{"false", true, "", "xterm", false},
+		{"off", true, "", "xterm", false},
+		{"", true, "1", "xterm", false},
+		{"", true, "", "dumb", false},
+	} {
+		if got := Color(c.setting, c.terminal, c.noColor, c.term); got != c.want {
+			t.Errorf("Color(%q, terminal %v, NO_COLOR %q, TERM %q) = %v, want %v", c.setting, c.terminal, c.noColor, c.term, got, c.want)
+		}
+	}
+	cfg := map[string]string{"color.ui": "never", "color.taskresume": "always"}
+	if got := ColorSetting(cfg, "taskresume"); got != "always" {
+		t.Errorf("color.taskresume must win over color.ui: %q", got)
+	}
+	if got := ColorSetting(cfg, "taskclean"); got != "never" {
+		t.Errorf("color.ui applies without color.taskclean: %q", got)
+	}
+	if got := ColorSetting(map[string]string{"color.ui": ""}, "taskclean"); got != "true" {
+		t.Errorf("a key with no value is true: %q", got)
+	}
+}
