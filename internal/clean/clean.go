@@ -102,6 +102,9 @@ const (
 	OpRestoreWorktree = "restore_worktree"
 	OpExpireBackup    = "expire_backup"
 	OpRecover         = "recover"
+	// OpPreRemove is git config taskclean.preRemove run in a worktree
+	// before its save.
+	OpPreRemove = "pre_remove"
 )
 
 // Result is the JSON document of git-taskclean.
@@ -400,8 +403,11 @@ func (c *cleaner) run() error {
 			// (stopWriters starts 20ms early): let that tick pass.
 			time.Sleep(50 * time.Millisecond)
 		}
-		targets := c.stopWriters(c.innerGone(wave))
-		all = append(all, targets...)
+		targets := c.stopWriters(c.preRemove(c.innerGone(wave)))
+		// The whole wave: a target kept before it was stopped (an inner
+		// worktree that stays, a preRemove command that failed) keeps the
+		// branch checked out in it.
+		all = append(all, wave...)
 		// A task claimed while the clean ran (after it read the claims)
 		// is live work: its worktree, aside now, goes back.
 		c.claimedMeanwhile(targets, wantTask)

@@ -106,6 +106,11 @@ type Runner struct {
 var repoScoped = []string{"GIT_DIR=", "GIT_WORK_TREE=", "GIT_INDEX_FILE=", "GIT_COMMON_DIR=",
 	"GIT_PREFIX=", "GIT_OBJECT_DIRECTORY=", "GIT_NAMESPACE="}
 
+// WorktreeEnviron is this process's environment without the variables
+// that pin git to one repository and tree: for a command run inside a
+// worktree that must see that worktree (a hook).
+func WorktreeEnviron() []string { return environ(true) }
+
 func environ(worktree bool) []string {
 	env := os.Environ()
 	if !worktree {

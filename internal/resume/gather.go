@@ -60,6 +60,11 @@ type State struct {
 	// ColorSetting is git's colour setting for the report (color.taskresume,
 	// else color.ui): StyleForSetting takes it.
 	ColorSetting string
+	// PreRemove is git config taskclean.preRemove, the command the clean
+	// runs in each worktree before saving and removing it; PreRemoveTimeout
+	// its taskclean.preRemoveTimeout (0: the default).
+	PreRemove        string
+	PreRemoveTimeout time.Duration
 	Repo      *gitcmd.Repo
 	Plan      *plan.Plan
 	Report    *Report
@@ -181,7 +186,7 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 			// Push URLs too: claims are written where git pushes, and
 			// must be read back from there.
 			// And git's colour settings for the human report.
-			if cfg, err = repo.ConfigMatching(ctx, `^(taskresume\.|remote\..*\.pushurl$|url\..*\.pushinsteadof$|color\.ui$|color\.taskresume$)`); err != nil {
+			if cfg, err = repo.ConfigMatching(ctx, `^(taskresume\.|remote\..*\.pushurl$|url\..*\.pushinsteadof$|color\.ui$|color\.taskresume$|taskclean\.preremove(timeout)?$)`); err != nil {
 				err = fmt.Errorf("read git config: %w", err)
 			}
 			return err
@@ -222,6 +227,14 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	st.Repo = found
 	gitcmd.Mark("stage A done")
 	st.ColorSetting = ui.ColorSetting(cfg, "taskresume")
+	st.PreRemove = cfg["taskclean.preremove"]
+	if t := cfg["taskclean.preremovetimeout"]; t != "" {
+		d, err := time.ParseDuration(t)
+		if err != nil || d <= 0 {
+			return nil, inputErr("git config taskclean.preRemoveTimeout %q: want a duration such as 30s, 5m or 1h", t)
+		}
+		st.PreRemoveTimeout = d
+	}
 	if d := cfg["taskresume.worktreedir"]; d != "" {
 		st.WorktreeDir = filepath.Clean(d)
 	}
