@@ -65,6 +65,7 @@ type State struct {
 	// its taskclean.preRemoveTimeout (0: the default).
 	PreRemove        string
 	PreRemoveTimeout time.Duration
+
 	Repo      *gitcmd.Repo
 	Plan      *plan.Plan
 	Report    *Report
