@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The resume step of the spectacular Claude Code plugin, done with
+# git taskresume and git taskclean: which tasks of a run still need an
+# agent, and the worktrees that crashed agents left, cleared out of the way
+# with their work saved.
+#
+#   examples/orchestrators/spectacular.sh [-n] RUN
+#
+# Run it anywhere in the run's repository. It prints the ids of the tasks to
+# run next, one per line, as the plan writes them (the next task of a
+# sequential phase, or every task of a parallel phase that is not done),
+# and nothing when the run is complete. Before that it saves and removes
+# the run's stale worktrees, so that `git worktree add .worktrees/RUN-task-ID`
+# finds the path free; what the clean did goes to stderr, with the command
+# that undoes it. The shared worktree .worktrees/RUN-main is never touched.
+#
+#   -n   say what the clean would do, change nothing
+#   -h   this help
+#
+# Exit codes: 0 done (no output: the run is complete); 2 bad usage, or input
+# the tools refuse (unknown run, no plan, a plan error, another clean of the
+# run at work), with their one-line error and nothing changed; 3 a clean
+# that failed part way (what it did is printed; run the script again).
+set -euo pipefail
+
+usage() {
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+}
+
+dry=
+run=
+for arg in "$@"; do
+  case $arg in
+    -h | --help) usage; exit 0 ;;
+    -n | --dry-run) dry=--dry-run ;;
+    -*) echo "error: unknown option $arg; see $0 -h" >&2; exit 2 ;;
+    *)
+      if [ -n "$run" ]; then
+        echo "error: one run id expected, got $run and $arg; see $0 -h" >&2
+        exit 2
+      fi
+      run=$arg
+      ;;
+  esac
+done
+if [ -z "$run" ]; then
+  echo "error: no run id given: pass the run's id (the first field of its specs/<run>-<feature>/ directory); see $0 -h" >&2
+  exit 2
+fi
+
+# Ask first: a run the tools cannot read (no plan, a plan error) stops here,
+# before anything is removed. --next reads the plan wherever the plugin put
+# it (often only on RUN-main and in its worktree) and counts a task as done
+# only when its work is on a branch or has landed.
+next=$(git taskresume "$run" --next)
+
+# The stale worktrees: those of tasks not done (a crashed agent's, with its
+# uncommitted work). Each is saved under refs/taskclean/RUN/ before it goes.
+# The clean's report goes to stderr: stdout is the list of tasks.
+git taskclean --run="$run" ${dry:+"$dry"} >&2
+
+if [ -z "$next" ]; then
+  echo "run $run is complete: no task to run" >&2
+  exit 0
+fi
+printf '%s\n' "$next"
