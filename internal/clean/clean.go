@@ -119,6 +119,9 @@ type Result struct {
 	// Backups lists the saved cleans (--backups).
 	Backups []*Backup      `json:"backups,omitempty"`
 	Report  *resume.Report `json:"report,omitempty"`
+	// Color is git's colour setting for the clean's output (color.taskclean,
+	// else color.ui), as the run's state read it.
+	Color string `json:"-"`
 }
 
 // PartialError is a clean that failed after it changed something: the
@@ -330,6 +333,7 @@ func (c *cleaner) run() error {
 		}
 	}
 	c.st = st
+	c.res.Color = st.ColorSetting("taskclean")
 	if st.ClaimsErr != nil {
 		// Which tasks are held decides which worktrees are live work.
 		return &resume.InputError{Msg: st.ClaimsErr.Error() + "; nothing was changed (a clean must know which tasks are claimed)"}

@@ -71,7 +71,7 @@ func TestCleanRecoversExample(t *testing.T) {
 		if _, ok := lineWith(out, "remove worktree "+rel); !ok {
 			t.Errorf("output has no line removing %s:\n%s", rel, out)
 		}
-		if _, ok := lineWith(out, "save 1 ignored file(s) of "+rel); !ok {
+		if _, ok := lineWith(out, "save 1 ignored file of "+rel); !ok {
 			t.Errorf("output does not say that the ignored build.log of %s was saved:\n%s", rel, out)
 		}
 	}

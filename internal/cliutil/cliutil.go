@@ -1,5 +1,5 @@
 // Package cliutil holds what both commands share about talking to a user:
-// argument order, exit codes, the one-line error, man pages.
+// argument order, exit codes, the one-line error, help and man pages.
 package cliutil
 
 import (
@@ -7,9 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/taskresume/git-taskresume/internal/manpage"
 )
 
 // Exit codes, as the README lists them.
@@ -76,15 +80,36 @@ func Permute(args []string, flags []cli.Flag) ([]string, error) {
 	return append(append(opts, "--"), pos...), nil
 }
 
-// Run runs app and maps the outcome to an exit code, printing errors as one
-// `error:` line on stderr.
-func Run(app *cli.App, args []string, stderr io.Writer) int {
+// Command is one program: its flags and action, and its manual.
+type Command struct {
+	App  *cli.App
+	Page *manpage.Page
+	// Hints finish the message for an unknown flag that the user may have
+	// meant for the other command, by flag name.
+	Hints map[string]string
+}
+
+// Run runs the command and maps the outcome to an exit code, printing
+// errors as one `error:` line on stderr. It answers -h (the summary),
+// --help and a lone "help" argument (the manual as text: git hands --help
+// to man, and only `git-x --help` run directly reaches here), --man (roff)
+// and --version itself, before urfave/cli parses anything.
+func Run(cmd Command, args []string, stdout, stderr io.Writer) int {
+	app := cmd.App
+	app.HideHelp, app.HideHelpCommand, app.HideVersion = true, true, true
+	app.Writer, app.ErrWriter = stdout, stderr
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-		return &UsageError{Msg: err.Error() + " (see -h)"}
+		return valueError(err, app.Flags)
 	}
-	app.ErrWriter = stderr
 	rest, err := Permute(args[1:], app.Flags)
+	if err == nil {
+		var done bool
+		done, err = cmd.early(args[1:], rest, stdout)
+		if done && err == nil {
+			return ExitOK
+		}
+	}
 	if err == nil {
 		err = app.RunContext(context.Background(), append([]string{args[0]}, rest...))
 	}
@@ -104,9 +129,186 @@ func Run(app *cli.App, args []string, stderr io.Writer) int {
 	return ExitUsage
 }
 
-// ManPage renders the app as a section-1 man page: git turns
-// `git taskresume --help` into `man git-taskresume`, which must exist in
-// section 1 (urfave's ToMan writes section 8).
-func ManPage(app *cli.App) (string, error) {
-	return app.ToManWithSection(1)
+// early answers the help and version flags, and refuses an unknown flag
+// with the nearest known one, before the command does anything.
+func (cmd Command) early(args, permuted []string, stdout io.Writer) (bool, error) {
+	if len(args) == 1 && args[0] == "help" && cmd.Page != nil {
+		return true, cmd.Page.Text(stdout, 80)
+	}
+	known := map[string]cli.Flag{}
+	for _, f := range cmd.App.Flags {
+		for _, n := range f.Names() {
+			known[n] = f
+		}
+	}
+	var unknown error
+	for i := 0; i < len(permuted); i++ {
+		a := permuted[i]
+		if a == "--" {
+			break
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch name {
+		case "h":
+			if cmd.Page != nil {
+				return true, cmd.Page.Usage(stdout)
+			}
+		case "help":
+			if cmd.Page != nil {
+				return true, cmd.Page.Text(stdout, 80)
+			}
+		}
+		f, ok := known[name]
+		if !ok {
+			if unknown == nil {
+				unknown = cmd.unknownFlag(a)
+			}
+			continue
+		}
+		if _, isBool := f.(*cli.BoolFlag); !isBool && !hasValue {
+			i++ // its value, which may start with a dash
+		}
+	}
+	if unknown != nil {
+		return false, unknown
+	}
+	for _, a := range permuted {
+		switch a {
+		case "--":
+			return false, nil
+		case "--man", "-man":
+			if cmd.Page != nil {
+				return true, cmd.Page.Roff(stdout)
+			}
+		case "--version", "-version":
+			if _, ok := known["version"]; ok {
+				_, err := fmt.Fprintf(stdout, "%s %s\n", cmd.App.Name, cmd.App.Version)
+				return true, err
+			}
+		}
+	}
+	return false, nil
+}
+
+// unknownFlag is the error for flag a as the user typed it, naming the
+// flag meant when one is close.
+func (cmd Command) unknownFlag(a string) error {
+	typed, _, _ := strings.Cut(a, "=")
+	name := strings.TrimLeft(typed, "-")
+	msg := "unknown flag " + typed
+	if hint, ok := cmd.Hints[name]; ok {
+		return &UsageError{Msg: msg + ": " + hint}
+	}
+	var names []string
+	for _, f := range cmd.App.Flags {
+		if hidden, ok := f.(interface{ IsVisible() bool }); ok && !hidden.IsVisible() {
+			continue
+		}
+		names = append(names, f.Names()...)
+	}
+	if s := Suggest(name, names); s != "" {
+		dashes := "--"
+		if len(s) == 1 {
+			dashes = "-"
+		}
+		msg += "; did you mean " + dashes + s + "?"
+	}
+	return &UsageError{Msg: msg + " (see -h)"}
+}
+
+// Suggest is the one name among names close enough to typed to be what
+// was meant: within one edit for short names, two for longer ones, or
+// the only name typed starts (from three letters on); "" when none is,
+// or when two are equally close.
+func Suggest(typed string, names []string) string {
+	typed = strings.ToLower(typed)
+	best, bestD, tie := "", 1<<30, false
+	for _, n := range names {
+		if len(n) < 2 {
+			continue
+		}
+		d := distance(typed, n)
+		switch {
+		case d < bestD:
+			best, bestD, tie = n, d, false
+		case d == bestD && n != best:
+			tie = true
+		}
+	}
+	limit := 1
+	if len(typed) > 4 {
+		limit = 2
+	}
+	if bestD <= limit && !tie && bestD < len(typed) {
+		return best
+	}
+	if len(typed) >= 3 {
+		match := ""
+		for _, n := range names {
+			if strings.HasPrefix(n, typed) {
+				if match != "" && match != n {
+					return ""
+				}
+				match = n
+			}
+		}
+		return match
+	}
+	return ""
+}
+
+// distance is the edit distance between a and b (insertions, deletions,
+// substitutions and swaps of neighbours, each one edit).
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}
+
+// flagError is how the flag package reports a value it could not read.
+var flagError = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-([^:]+): (.*)$`)
+
+// valueError turns the flag package's message for a bad value into one
+// that names the flag as typed and says what is wanted.
+func valueError(err error, flags []cli.Flag) error {
+	m := flagError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return &UsageError{Msg: err.Error() + " (see -h)"}
+	}
+	value, name, why := m[1], m[2], m[3]
+	for _, f := range flags {
+		if !slices.Contains(f.Names(), name) {
+			continue
+		}
+		switch f.(type) {
+		case *cli.IntFlag:
+			why = "want a whole number, e.g. 2"
+		case *cli.BoolFlag:
+			why = "want true or false (or the flag alone)"
+		}
+	}
+	dashes := "--"
+	if len(name) == 1 {
+		dashes = "-"
+	}
+	return &UsageError{Msg: fmt.Sprintf("%s%s %s: %s", dashes, name, value, why)}
 }

@@ -57,9 +57,9 @@ func inputErr(format string, a ...any) error { return &InputError{fmt.Sprintf(fo
 // State is everything gathered about a run: the report plus what
 // git-taskclean needs to act on it.
 type State struct {
-	// ColorSetting is git's colour setting for the report (color.taskresume,
-	// else color.ui): StyleForSetting takes it.
-	ColorSetting string
+	// ColorConfig holds git's colour settings (color.ui, color.taskresume,
+	// color.taskclean) as git config printed them: ColorSetting reads it.
+	ColorConfig map[string]string
 	// PreRemove is git config taskclean.preRemove, the command the clean
 	// runs in each worktree before saving and removing it; PreRemoveTimeout
 	// its taskclean.preRemoveTimeout (0: the default).
@@ -187,7 +187,7 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 			// Push URLs too: claims are written where git pushes, and
 			// must be read back from there.
 			// And git's colour settings for the human report.
-			if cfg, err = repo.ConfigMatching(ctx, `^(taskresume\.|remote\..*\.pushurl$|url\..*\.pushinsteadof$|color\.ui$|color\.taskresume$|taskclean\.preremove(timeout)?$)`); err != nil {
+			if cfg, err = repo.ConfigMatching(ctx, `^(taskresume\.|remote\..*\.pushurl$|url\..*\.pushinsteadof$|color\.ui$|color\.taskresume$|color\.taskclean$|taskclean\.preremove(timeout)?$)`); err != nil {
 				err = fmt.Errorf("read git config: %w", err)
 			}
 			return err
@@ -227,7 +227,12 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	repo = found
 	st.Repo = found
 	gitcmd.Mark("stage A done")
-	st.ColorSetting = ui.ColorSetting(cfg, "taskresume")
+	st.ColorConfig = map[string]string{}
+	for k, v := range cfg {
+		if strings.HasPrefix(k, "color.") {
+			st.ColorConfig[k] = v
+		}
+	}
 	st.PreRemove = cfg["taskclean.preremove"]
 	if t := cfg["taskclean.preremovetimeout"]; t != "" {
 		d, err := time.ParseDuration(t)
@@ -1262,4 +1267,10 @@ func (st *State) HandOutError(mode string) error {
 			mode, st.Unread[0], strings.SplitN(st.Unread[0], "/", 2)[0])
 	}
 	return nil
+}
+
+// ColorSetting is git's colour setting for command ("taskresume",
+// "taskclean"): color.<command>, else color.ui; StyleForSetting takes it.
+func (st *State) ColorSetting(command string) string {
+	return ui.ColorSetting(st.ColorConfig, command)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,84 +17,60 @@ import (
 	"github.com/taskresume/git-taskresume/internal/clean"
 	"github.com/taskresume/git-taskresume/internal/cliutil"
 	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/ui"
 )
 
 // Version is set at build time by install.sh.
 var Version = "dev"
 
-const description = `Removes what a crashed plan run left behind, and never loses work doing it.
-
-Without --task or --all it removes the run's stale worktrees: those whose
-task is not complete, or whose directory is gone. The main worktree, locked
-worktrees, the worktree it runs in, worktrees in which a live process works,
-and anything git has not registered as a worktree are never touched;
-symbolic links are never followed.
-
-Before a worktree goes it is renamed aside (so writers stop), saved under
-refs/taskclean/<run>/<stamp>/ (staged, unstaged and untracked files, edits
-hidden by assume-unchanged or skip-worktree, ignored files up to 1 MiB each
-and 20 MiB in all, commits only its HEAD, reflog or per-worktree refs hold,
-a stopped rebase or am), and every file in it is checked against the save.
-What cannot be proved saved keeps the worktree. A deleted branch's tip is
-saved too. --undo puts the deleted branches back; --restore brings a saved
-worktree back; --backups lists what is saved.
-
-Exit codes:
-   0  done (or nothing to do; kept worktrees are listed with the reason)
-   2  bad usage or input, another clean of the run holds the lock, or a
-      refusal (a branch to delete is checked out or being rebased in a
-      worktree that stays); nothing was changed
-   3  failed after changing something: what was done is printed first`
-
-// App returns the command definition; the man page is generated from it.
+// App returns the command definition; Manual documents every flag.
 func App(stdout io.Writer) *cli.App {
 	return &cli.App{
-		Name:            "git-taskclean",
-		Usage:           "remove a plan run's stale worktrees and branches, saving everything first",
-		UsageText:       "git taskclean --run <run> [--task ID]... [--all] [--completed] [--older-than DURATION] [--ignore-live] [--drop-ignored] [-n] [--json] [--no-backup]\ngit taskclean --run <run> --undo [STAMP]\ngit taskclean --run <run> --restore TASK|PATH\ngit taskclean --run <run> --backups\ngit taskclean --run <run> --expire-backups DURATION",
-		Description:     description,
-		Version:         Version,
-		Writer:          stdout,
-		HideHelpCommand: true,
+		Name:    "git-taskclean",
+		Usage:   "remove a plan run's stale worktrees and branches, saving everything first",
+		Version: Version,
+		Writer:  stdout,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "run", Usage: "the run `ID` to clean (required)"},
-			&cli.StringSliceFlag{Name: "task", Usage: "force re-execution of task `ID`: delete its branch and worktree (repeatable)"},
-			&cli.BoolFlag{Name: "all", Usage: "the whole run: every task branch, <run>-main, every worktree"},
-			&cli.BoolFlag{Name: "completed", Usage: "also remove the worktrees of complete tasks"},
-			&cli.DurationFlag{Name: "older-than", Usage: "only worktrees with no change (HEAD, index, files) for `DURATION`, e.g. 30m, 24h"},
-			&cli.BoolFlag{Name: "undo", Usage: "put back the branches the last clean of the run (or the clean STAMP given after it) deleted; print how to restore its worktrees"},
-			&cli.StringFlag{Name: "restore", Usage: "bring back the saved worktree of task `ID` or PATH (its newest most complete save)"},
-			&cli.BoolFlag{Name: "backups", Usage: "list every saved clean of the run and what it holds"},
-			&cli.BoolFlag{Name: "ignore-live", Usage: "also save and remove worktrees in which a live process works"},
-			&cli.BoolFlag{Name: "drop-ignored", Usage: "let ignored files past the save budget (1 MiB a file, 20 MiB a worktree) go unsaved"},
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print every action and change nothing"},
-			&cli.BoolFlag{Name: "json", Usage: "write one JSON document instead of the action lines"},
-			&cli.BoolFlag{Name: "no-backup", Usage: "do not save worktrees before removing them (a deleted branch's tip is still recorded)"},
-			&cli.DurationFlag{Name: "expire-backups", Usage: "only delete the run's saved states older than `DURATION`"},
-			&cli.StringFlag{Name: "base", Usage: "count own commits against `REF` (as git taskresume)"},
-			&cli.StringFlag{Name: "plan", Usage: "read the plan from `PATH` or REV:PATH (as git taskresume)"},
-			&cli.StringFlag{Name: "remote", Usage: "also read the run's branches from refs/remotes/`NAME`/ (local wins; default: git config taskresume.remote)"},
-			&cli.BoolFlag{Name: "man", Hidden: true, Usage: "print the man page"},
+			&cli.StringFlag{Name: "run"},
+			&cli.StringSliceFlag{Name: "task"},
+			&cli.BoolFlag{Name: "all"},
+			&cli.BoolFlag{Name: "completed"},
+			cliutil.DurationFlag("older-than", 0, ""),
+			&cli.BoolFlag{Name: "undo"},
+			&cli.StringFlag{Name: "restore"},
+			&cli.BoolFlag{Name: "backups"},
+			&cli.BoolFlag{Name: "ignore-live"},
+			&cli.BoolFlag{Name: "drop-ignored"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}},
+			&cli.BoolFlag{Name: "json"},
+			&cli.BoolFlag{Name: "no-backup"},
+			cliutil.DurationFlag("expire-backups", 0, ""),
+			&cli.StringFlag{Name: "base"},
+			&cli.StringFlag{Name: "plan"},
+			&cli.StringFlag{Name: "remote"},
+			&cli.BoolFlag{Name: "man", Hidden: true},
+			&cli.BoolFlag{Name: "version"},
 		},
 		Action: func(c *cli.Context) error { return action(c, stdout) },
 	}
 }
 
+// hints answer the flags of git taskresume given to git taskclean.
+var hints = map[string]string{
+	"next":       "that is git taskresume <run> --next",
+	"list":       "that is git taskresume --list",
+	"check-plan": "that is git taskresume --check-plan",
+}
+
 // Main runs the command and returns its exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
-	return cliutil.Run(App(stdout), args, stderr)
+	app := App(stdout)
+	app.Metadata = map[string]any{"args": args}
+	return cliutil.Run(cliutil.Command{App: app, Page: Manual(), Hints: hints}, args, stdout, stderr)
 }
 
 func action(c *cli.Context, stdout io.Writer) error {
 	ctx := c.Context
-	if c.Bool("man") {
-		page, err := cliutil.ManPage(c.App)
-		if err != nil {
-			return err
-		}
-		_, err = io.WriteString(stdout, page)
-		return err
-	}
 	stamp := ""
 	if c.Bool("undo") && c.NArg() == 1 {
 		// --undo takes an optional stamp: the clean to undo.
@@ -102,7 +79,7 @@ func action(c *cli.Context, stdout io.Writer) error {
 			return &cliutil.UsageError{Msg: fmt.Sprintf("--undo %s: not a stamp (list them with: git taskclean --run %s --backups)", resume.Display(stamp), resume.Display(c.String("run")))}
 		}
 	} else if c.NArg() > 0 {
-		return &cliutil.UsageError{Msg: fmt.Sprintf("unexpected argument %q: the run is given with --run <run>", c.Args().First())}
+		return bareWord(c)
 	}
 	if !c.IsSet("run") {
 		return &cliutil.UsageError{Msg: "missing --run <run>: which run to clean"}
@@ -116,8 +93,10 @@ func action(c *cli.Context, stdout io.Writer) error {
 	if modes > 1 {
 		return &cliutil.UsageError{Msg: "--undo, --restore, --backups, --expire-backups, --all and --task cannot be combined"}
 	}
-	if c.Duration("older-than") < 0 || c.Duration("expire-backups") < 0 {
-		return &cliutil.UsageError{Msg: "durations must be positive, e.g. 30m or 24h"}
+	for _, f := range []string{"older-than", "expire-backups"} {
+		if d := cliutil.DurationOf(c, f); d < 0 {
+			return &cliutil.UsageError{Msg: fmt.Sprintf("--%s %q: must be positive, e.g. 30m, 12h, 1d or 2w", f, cliutil.FormatDuration(d))}
+		}
 	}
 	repo, err := resume.OpenChecked(ctx, "git-taskclean")
 	if err != nil {
@@ -126,8 +105,8 @@ func action(c *cli.Context, stdout io.Writer) error {
 	cwd, _ := os.Getwd()
 	opts := clean.Options{
 		Run: c.String("run"), Tasks: c.StringSlice("task"), All: c.Bool("all"), Completed: c.Bool("completed"),
-		DryRun: c.Bool("dry-run"), NoBackup: c.Bool("no-backup"), OlderThan: c.Duration("older-than"),
-		ExpireBackups: c.Duration("expire-backups"), PlanPath: c.String("plan"), Base: c.String("base"),
+		DryRun: c.Bool("dry-run"), NoBackup: c.Bool("no-backup"), OlderThan: cliutil.DurationOf(c, "older-than"),
+		ExpireBackups: cliutil.DurationOf(c, "expire-backups"), PlanPath: c.String("plan"), Base: c.String("base"),
 		Cwd: cwd, Now: time.Now(), Remote: c.String("remote"),
 		IgnoreLive: c.Bool("ignore-live"), DropIgnored: c.Bool("drop-ignored"), Stamp: stamp, Restore: c.String("restore"),
 	}
@@ -162,6 +141,24 @@ func action(c *cli.Context, stdout io.Writer) error {
 	return err
 }
 
+// bareWord refuses an argument the command does not take; a run id given
+// without --run gets the command line that was meant.
+func bareWord(c *cli.Context) error {
+	word := c.Args().First()
+	msg := fmt.Sprintf("unexpected argument %s: the run is given with --run <run>", strconv.Quote(word))
+	if c.IsSet("run") || c.NArg() > 1 || !resume.ValidRunName(word) {
+		return &cliutil.UsageError{Msg: msg}
+	}
+	meant := []string{"git", "taskclean", "--run", word}
+	args, _ := c.App.Metadata["args"].([]string)
+	for i, a := range args {
+		if i > 0 && a != word {
+			meant = append(meant, resume.ShellQuote(a))
+		}
+	}
+	return &cliutil.UsageError{Msg: msg + "; did you mean " + strings.Join(meant, " ") + "?"}
+}
+
 func output(c *cli.Context, stdout io.Writer, res *clean.Result, cwd string) error {
 	if c.Bool("json") {
 		enc := json.NewEncoder(stdout)
@@ -171,7 +168,7 @@ func output(c *cli.Context, stdout io.Writer, res *clean.Result, cwd string) err
 	f, _ := stdout.(*os.File)
 	style := resume.Style{}
 	if f != nil {
-		style = resume.StyleFor(f)
+		style = resume.StyleForSetting(f, res.Color)
 	}
 	if res.Backups != nil || c.Bool("backups") {
 		renderBackups(stdout, res, cwd)
@@ -208,7 +205,7 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 			}
 			fmt.Fprintf(w, "%ssave worktree %s (%s) as %s\n", would, rel(a.Path), what, a.Ref)
 		case "save_ignored":
-			fmt.Fprintf(w, "%ssave %d ignored file(s) of %s as %s\n", would, len(a.Ignored), rel(a.Path), a.Ref)
+			fmt.Fprintf(w, "%ssave %s of %s as %s\n", would, ui.Plural(len(a.Ignored), "ignored file"), rel(a.Path), a.Ref)
 		case "save_raw":
 			fmt.Fprintf(w, "%ssave the bytes of %s as %s\n", would, q(a.Reason), a.Ref)
 		case "save_admin":
@@ -276,7 +273,7 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 			line += fmt.Sprintf("; next: %s", strings.Join(r.Resume.Tasks, " "))
 		}
 		if len(r.StaleWorktrees) > 0 {
-			line += fmt.Sprintf("; %d stale worktree(s) left", len(r.StaleWorktrees))
+			line += "; " + ui.Plural(len(r.StaleWorktrees), "stale worktree") + " left"
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -306,7 +303,7 @@ func renderBackups(w io.Writer, res *clean.Result, cwd string) {
 		return resume.Display(p)
 	}
 	for _, b := range res.Backups {
-		line := fmt.Sprintf("%s  %s", b.Stamp, b.Time.UTC().Format("2006-01-02 15:04:05 UTC"))
+		line := fmt.Sprintf("%s  %s", b.Stamp, ui.When(b.Time))
 		if len(b.Continues) > 0 {
 			line += "  (finished the interrupted " + strings.Join(b.Continues, ", ") + ")"
 		}

@@ -19,79 +19,59 @@ import (
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/planfind"
 	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/ui"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
 // Version is set at build time by install.sh.
 var Version = "dev"
 
-const description = `Reads a plan run's state from git alone: which tasks of each phase are done
-(a branch with at least one commit of its own, counted against its stack
-parent), which are not, what can run next, and which worktrees are stale.
-
-The plan is --plan, or git config taskresume.plan (a pattern with {run}), or
-else the newest copy of specs/<run>/plan.md, specs/<run>-*/plan.md or
-specs/<run>-*/plan/plan-phase<N>.md in the main worktree, .worktrees/<run>-main,
-the <run>-main branch, the base and the main worktree's HEAD.
-
-Several resumers take different tasks with --claim: a claim is the ref
-refs/taskclaims/<run>/<id>, created only if absent (through --remote, by a
-push with a lease), so two claimers never win the same task.
-
-Exit codes:
-   0  report written (with --exit-code: the run is complete)
-   1  --exit-code: the run is not complete; --claim: no runnable task is free
-   2  bad usage or input (plan error, unknown run, not a repository, no base,
-      a claim you do not hold); a one-line "error:" message on stderr says
-      what to fix; nothing changed`
-
-// App returns the command definition; the man page is generated from it.
+// App returns the command definition; Manual documents every flag.
 func App(stdout io.Writer) *cli.App {
 	return &cli.App{
-		Name:            "git-taskresume",
-		Usage:           "show where a crashed plan run stopped and what can run next",
-		UsageText:       "git taskresume <run> [--json | --next] [--exit-code] [--base REF] [--plan PATH|REV:PATH] [--from-phase N] [--remote NAME]\ngit taskresume <run> --claim [--as NAME] [--ttl DURATION] | --renew ID --as NAME | --release ID --as NAME\ngit taskresume --list [--json] [--remote NAME]",
-		Description:     description,
-		Version:         Version,
-		Writer:          stdout,
-		HideHelpCommand: true,
+		Name:    "git-taskresume",
+		Usage:   "show where a crashed plan run stopped and what can run next",
+		Version: Version,
+		Writer:  stdout,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "write one JSON document (schema_version 2) instead of the report"},
-			&cli.BoolFlag{Name: "exit-code", Usage: "exit 1 when the run is not complete (a CI gate)"},
-			&cli.BoolFlag{Name: "next", Usage: "print the runnable task ids, one per line, and nothing else"},
-			&cli.BoolFlag{Name: "list", Usage: "list every run found (plans and run branches) with its progress"},
-			&cli.StringFlag{Name: "base", Usage: "count own commits against `REF` (default: taskresume.base, <run>-main, origin/HEAD, main, master)"},
-			&cli.StringFlag{Name: "plan", Usage: "read the plan from `PATH`, or from a commit as REV:PATH"},
-			&cli.IntFlag{Name: "from-phase", Usage: "put phases before `N` out of scope"},
-			&cli.StringFlag{Name: "remote", Usage: "also read the run's branches from refs/remotes/`NAME`/ (local wins; default: git config taskresume.remote)"},
-			&cli.BoolFlag{Name: "claim", Usage: "take the first runnable task nobody holds, print its id (exit 1 when none is free)"},
-			&cli.StringFlag{Name: "as", Usage: "the claim holder's `NAME` (default user@host:pid, unique to this call; --renew and --release need it)"},
-			&cli.DurationFlag{Name: "ttl", Value: 30 * time.Minute, Usage: "a claim expires after `DURATION` unless renewed"},
-			&cli.StringFlag{Name: "renew", Usage: "extend the holder's claim of task `ID` by --ttl"},
-			&cli.StringFlag{Name: "release", Usage: "drop the holder's claim of task `ID`"},
-			&cli.BoolFlag{Name: "man", Hidden: true, Usage: "print the man page"},
+			&cli.BoolFlag{Name: "json"},
+			&cli.BoolFlag{Name: "exit-code"},
+			&cli.BoolFlag{Name: "next"},
+			&cli.BoolFlag{Name: "list"},
+			&cli.BoolFlag{Name: "check-plan"},
+			&cli.StringFlag{Name: "base"},
+			&cli.StringFlag{Name: "plan"},
+			&cli.IntFlag{Name: "from-phase"},
+			&cli.StringFlag{Name: "remote"},
+			&cli.BoolFlag{Name: "claim"},
+			&cli.StringFlag{Name: "as"},
+			cliutil.DurationFlag("ttl", 30*time.Minute, ""),
+			&cli.StringFlag{Name: "renew"},
+			&cli.StringFlag{Name: "release"},
+			&cli.BoolFlag{Name: "man", Hidden: true},
+			&cli.BoolFlag{Name: "version"},
 		},
 		Action: func(c *cli.Context) error { return action(c, stdout) },
 	}
 }
 
+// hints answer the flags of git taskclean given to git taskresume.
+var hints = map[string]string{
+	"run": "git taskresume takes the run as its argument: git taskresume <run> (see -h)",
+}
+
 // Main runs the command and returns its exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
-	return cliutil.Run(App(stdout), args, stderr)
+	return cliutil.Run(cliutil.Command{App: App(stdout), Page: Manual(), Hints: hints}, args, stdout, stderr)
 }
 
 func action(c *cli.Context, stdout io.Writer) error {
 	ctx := c.Context
-	if c.Bool("man") {
-		page, err := cliutil.ManPage(c.App)
-		if err != nil {
-			return err
-		}
-		_, err = io.WriteString(stdout, page)
-		return err
-	}
 	if err := checkModes(c); err != nil {
 		return err
+	}
+	if c.Bool("check-plan") {
+		return checkPlan(ctx, c, stdout)
 	}
 	if c.Bool("list") {
 		if c.NArg() > 0 {
@@ -162,7 +142,7 @@ func action(c *cli.Context, stdout io.Writer) error {
 		f, _ := stdout.(*os.File)
 		style := resume.Style{}
 		if f != nil {
-			style = resume.StyleFor(f)
+			style = resume.StyleForSetting(f, st.ColorSetting("taskresume"))
 		}
 		resume.Render(stdout, rep, style, cwd)
 	}
@@ -296,7 +276,7 @@ func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
 func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.State, stdout io.Writer) error {
 	rep := st.Report
 	req := claims.Request{Run: rep.RunID, Remote: st.Remote, ReadFrom: st.ReadFrom, Holder: c.String("as"),
-		TTL: c.Duration("ttl"), Now: time.Now(), Held: st.Claims, Named: c.String("as") != "",
+		TTL: cliutil.DurationOf(c, "ttl"), Now: time.Now(), Held: st.Claims, Named: c.String("as") != "",
 		Warn: func(msg string) { fmt.Fprintln(os.Stderr, "warning: "+msg) }}
 	if req.Holder == "" {
 		req.Holder = claims.DefaultHolder()
@@ -351,7 +331,7 @@ func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.St
 	id := got.Task
 	if again {
 		fmt.Fprintf(os.Stderr, "warning: %s already holds task %s (since %s): one name is one holder; give each resumer its own --as\n",
-			req.Holder, id, got.Since.UTC().Format(time.RFC3339))
+			req.Holder, id, ui.When(got.Since))
 	}
 	if !c.Bool("json") {
 		fmt.Fprintln(stdout, id)
@@ -374,7 +354,7 @@ func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.St
 // they could do: one mode per call, so that no flag is dropped silently.
 func checkModes(c *cli.Context) error {
 	var modes []string
-	for _, f := range []string{"list", "next", "claim", "renew", "release"} {
+	for _, f := range []string{"list", "next", "claim", "renew", "release", "check-plan"} {
 		if modeSet(c, f) {
 			modes = append(modes, "--"+f)
 		}
@@ -391,14 +371,16 @@ func checkModes(c *cli.Context) error {
 		return &cliutil.UsageError{Msg: "--json and " + mode + " cannot be used together"}
 	case c.Bool("exit-code") && mode != "the report" && mode != "--next":
 		return &cliutil.UsageError{Msg: "--exit-code cannot be used with " + mode + ": it gates on the report"}
-	case c.IsSet("as") && (mode == "the report" || mode == "--list"):
+	case c.IsSet("as") && (mode == "the report" || mode == "--list" || mode == "--check-plan"):
 		return &cliutil.UsageError{Msg: "--as names a claimer: use it with --claim, --renew, --release or --next"}
 	case c.IsSet("ttl") && mode != "--claim" && mode != "--renew":
 		return &cliutil.UsageError{Msg: "--ttl is for --claim and --renew"}
+	case mode == "--check-plan" && c.IsSet("from-phase"):
+		return &cliutil.UsageError{Msg: "--from-phase cannot be used with --check-plan: it prints the whole plan"}
 	case (mode == "--renew" || mode == "--release") && c.String("as") == "":
 		return &cliutil.UsageError{Msg: mode + " needs --as NAME: the name the claim was taken with"}
-	case c.IsSet("ttl") && c.Duration("ttl") < time.Second:
-		return &cliutil.UsageError{Msg: "--ttl must be at least 1s, e.g. 30m: a claim expires when it ends"}
+	case c.IsSet("ttl") && cliutil.DurationOf(c, "ttl") < time.Second:
+		return &cliutil.UsageError{Msg: fmt.Sprintf("--ttl %s: must be at least 1s, e.g. 30m, 12h or 1d: a claim expires when it ends", cliutil.FormatDuration(cliutil.DurationOf(c, "ttl")))}
 	}
 	if c.IsSet("as") {
 		if err := claims.ValidHolder(c.String("as")); err != nil {

@@ -1,0 +1,131 @@
+package taskclean
+
+import "github.com/taskresume/git-taskresume/internal/manpage"
+
+// Manual is the command's manual: -h, `git taskclean help`, --help run
+// directly and the man page (--man) are all made from it.
+func Manual() *manpage.Page {
+	return &manpage.Page{
+		Name:    "git-taskclean",
+		Summary: "remove a plan run's stale worktrees and branches, saving everything first",
+		Synopsis: []string{
+			"git taskclean --run <run> [--task ID... | --all] [<options>]",
+			"git taskclean --run <run> --undo [STAMP] | --restore TASK|PATH",
+			"git taskclean --run <run> --backups | --expire-backups DURATION",
+		},
+		Brief: "Remove a crashed run's stale worktrees and the branches of tasks to run again, saving " +
+			"it all first under refs/taskclean/<run>/ for --undo and --restore.",
+		Version: Version,
+		Sections: []manpage.Section{
+			{Title: "DESCRIPTION", Blocks: []manpage.Block{
+				manpage.Para("Without `--task` or `--all`, git taskclean removes the run's stale worktrees: those whose " +
+					"task is not complete, or whose directory is gone. Never touched: the main worktree, locked " +
+					"worktrees, the worktree it runs in, worktrees in which a live process works (on Linux, read from " +
+					"`/proc`), worktrees with a rebase, merge or similar in progress, and anything git has not " +
+					"registered as a worktree. Symbolic links are never followed. A kept worktree is listed with the reason."),
+				manpage.Para("Before a worktree goes it is renamed aside (so writers stop), saved under " +
+					"`refs/taskclean/<run>/<stamp>/` (staged, unstaged and untracked files, edits hidden by " +
+					"assume-unchanged or skip-worktree, ignored files up to 1 MiB each and 20 MiB a worktree, commits " +
+					"only its HEAD, reflog or per-worktree refs hold, a stopped rebase or am), and every file in it is " +
+					"checked against the save. What cannot be proved saved keeps the worktree. A deleted branch's tip " +
+					"is saved too. All of a clean's saves are written in one ref transaction: before it, nothing was removed."),
+				manpage.Para("`--undo` puts the deleted branches back and prints how to restore each saved worktree; " +
+					"`--restore` brings a saved worktree back; `--backups` lists what is saved. Saves stay until " +
+					"`--expire-backups` drops them."),
+				manpage.Para("One clean of a run runs at a time (a lock in the git directory, released when the process " +
+					"ends). After a crash, run the same command again: it finishes or puts back what the interrupted clean left."),
+			}},
+			{Title: "OPTIONS", Blocks: []manpage.Block{
+				manpage.Option{Names: []string{"--run"}, Arg: "ID", Short: "the run to clean (required)",
+					Long: "The run to clean (required): the id its branches start with."},
+				manpage.Sub("What to remove"),
+				manpage.Option{Names: []string{"--task"}, Arg: "ID", Short: "run task ID again: delete its branch and worktree",
+					Long: "Force task ID to run again: delete its branch(es) and worktree, saving both. Repeatable. " +
+						"Either separator names the task (`--task 1.1` is the plan's `1-1`)."},
+				manpage.Option{Names: []string{"--all"}, Short: "the whole run: task branches, <run>-main, worktrees",
+					Long: "The whole run: every task branch, `<run>-main` and every worktree of the run, the shared one included."},
+				manpage.Option{Names: []string{"--completed"}, Short: "also remove the worktrees of complete tasks",
+					Long: "Also remove the worktrees of complete tasks (their branches stay)."},
+				manpage.Option{Names: []string{"--older-than"}, Arg: "DURATION", Short: "only worktrees unchanged for DURATION (30m, 1d, 2w)",
+					Long: "Only worktrees with no change (HEAD, index, file times) for DURATION: safe beside live agents, and " +
+						"the guard to use where `/proc` cannot show them. DURATION is a number with a unit, `s`, `m`, `h`, " +
+						"`d` (24 hours) or `w` (7 days), combined as in `1d12h`."},
+				manpage.Option{Names: []string{"--ignore-live"}, Short: "also remove worktrees in which a process works",
+					Long: "Also save and remove worktrees in which a live process works."},
+				manpage.Option{Names: []string{"--drop-ignored"}, Short: "let ignored files past the save budget go unsaved",
+					Long: "Let ignored files past the save budget (1 MiB a file, 20 MiB a worktree) go unsaved; without it " +
+						"such a worktree is kept."},
+				manpage.Option{Names: []string{"--no-backup"}, Short: "do not save worktrees before removing them",
+					Long: "Do not save worktrees before removing them. A deleted branch's tip is still recorded."},
+				manpage.Sub("How"),
+				manpage.Option{Names: []string{"--dry-run", "-n"}, Short: "print every action and change nothing",
+					Long: "Print every action and change nothing: no ref, no lock file, no object."},
+				manpage.Option{Names: []string{"--json"}, Short: "one JSON document instead of the action lines",
+					Long: "Write one JSON document: `actions[]` and the run's report after the clean."},
+				manpage.Option{Names: []string{"--base"}, Arg: "REF", Short: "count own commits against REF (as git taskresume)",
+					Long: "Count own commits against REF, as git taskresume does: what is complete decides what is stale."},
+				manpage.Option{Names: []string{"--plan"}, Arg: "PATH", Short: "read the plan from PATH or REV:PATH",
+					Long: "Read the plan from PATH, or from a commit as `REV:PATH`, as git taskresume does."},
+				manpage.Option{Names: []string{"--remote"}, Arg: "NAME", Short: "also read the run's branches from remote NAME",
+					Long: "Also read the run's branches from `refs/remotes/NAME/` (a local branch wins) and drop claims " +
+						"there. Default: git config `taskresume.remote`."},
+				manpage.Sub("Getting things back"),
+				manpage.Option{Names: []string{"--undo"}, Short: "put back the branches the last clean deleted",
+					Long: "Put back the branches the last clean of the run deleted (or clean STAMP, given after it), never " +
+						"moving an existing branch, and print the `--restore` command for each saved worktree."},
+				manpage.Option{Names: []string{"--restore"}, Arg: "TASK|PATH", Short: "bring back the saved worktree of a task or path",
+					Long: "Bring back the saved worktree of task TASK, or the one that was at PATH, from its most complete " +
+						"save: files, index, untracked and saved ignored files, on its branch when it can be."},
+				manpage.Option{Names: []string{"--backups"}, Short: "list every saved clean of the run and what it holds",
+					Long: "List every saved clean of the run, newest last, and what each holds."},
+				manpage.Option{Names: []string{"--expire-backups"}, Arg: "DURATION", Short: "only delete saved cleans older than DURATION",
+					Long: "Only delete the run's saved cleans older than DURATION (`30d`, `720h`), printing what goes."},
+				manpage.Sub("Help"),
+				manpage.Option{Names: []string{"-h"}, NoSummary: true, Long: "Print the usage and the options, one line each."},
+				manpage.Option{Names: []string{"--help"}, NoSummary: true,
+					Long: "Print this manual as plain text (as does `git taskclean help`). Through git, " +
+						"`git taskclean --help` opens the man page instead: git hands `--help` to man(1)."},
+				manpage.Option{Names: []string{"--man"}, NoSummary: true,
+					Long: "Print this manual as a man page (roff), for `man -l -` or to install as git-taskclean.1."},
+				manpage.Option{Names: []string{"--version"}, NoSummary: true, Long: "Print the version."},
+			}},
+			{Title: "EXIT STATUS", Blocks: []manpage.Block{
+				manpage.Item{Tag: "0", Text: "Done, or nothing to do; kept worktrees are listed with the reason."},
+				manpage.Item{Tag: "2", Text: "Bad usage or input, another clean of the run holds the lock, or a refusal " +
+					"(a branch to delete is checked out or being rebased in a worktree that stays). One line on stderr, " +
+					"starting with `error:`, says what to fix; nothing was changed."},
+				manpage.Item{Tag: "3", Text: "Failed after changing something: what was done is printed first. Run the " +
+					"same command again to finish."},
+			}},
+			{Title: "EXAMPLES", Blocks: []manpage.Block{
+				manpage.Para("A run `x1y2z3` crashed. See where it stopped and which worktrees are stale:"),
+				manpage.Code{"git taskresume x1y2z3", "git taskresume x1y2z3 --next"},
+				manpage.Para("See what the clean would do, then do it:"),
+				manpage.Code{"git taskclean --run x1y2z3 -n", "git taskclean --run x1y2z3"},
+				manpage.Para("Make task 2.2 run again from scratch, or drop the whole run:"),
+				manpage.Code{"git taskclean --run x1y2z3 --task 2.2", "git taskclean --run x1y2z3 --all"},
+				manpage.Para("Changed your mind: put the branches back, then a saved worktree with its uncommitted work:"),
+				manpage.Code{"git taskclean --run x1y2z3 --undo", "git taskclean --run x1y2z3 --restore 2.2"},
+				manpage.Para("Beside agents that may still be working, only what nobody touched for an hour; in CI, as JSON:"),
+				manpage.Code{"git taskclean --run x1y2z3 --older-than 1h", "git taskclean --run x1y2z3 --json"},
+				manpage.Para("List the saves, and drop those older than a month:"),
+				manpage.Code{"git taskclean --run x1y2z3 --backups", "git taskclean --run x1y2z3 --expire-backups 30d"},
+			}},
+			{Title: "FILES", Blocks: []manpage.Block{
+				manpage.Item{Tag: "`refs/taskclean/<run>/<stamp>/...`", Text: "Each clean's saves: `worktree/<name>` " +
+					"(a stash-shaped commit), `ignored/<name>`, `raw/<name>`, `admin/<name>`, `branch/<name>`, " +
+					"the claims it dropped."},
+				manpage.Item{Tag: "`refs/taskclaims/<run>/<id>`", Text: "Task claims (see git-taskresume(1)): a clean " +
+					"drops expired claims and those of tasks it removes, saving them."},
+				manpage.Item{Tag: "`.worktrees/`", Text: "Where the tasks' worktrees are (git config `taskresume.worktreeDir`); " +
+					"`.worktrees/<run>-main` is the run's shared worktree, removed only by `--all`."},
+				manpage.Item{Tag: "`specs/<run>-*/plan.md`", Text: "The run's plan, found as git taskresume finds it: " +
+					"it says which tasks are complete."},
+				manpage.Item{Tag: "`taskclean-<run>.lock`", Text: "In the git common directory: held while a clean of the run works."},
+			}},
+			{Title: "SEE ALSO", Blocks: []manpage.Block{
+				manpage.Para("git-taskresume(1), git-worktree(1), git-branch(1); README.md in the source, \"The no-loss promise\"."),
+			}},
+		},
+	}
+}

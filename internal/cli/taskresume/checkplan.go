@@ -1,0 +1,373 @@
+package taskresume
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/taskresume/git-taskresume/internal/cliutil"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/plan"
+	"github.com/taskresume/git-taskresume/internal/planfind"
+	"github.com/taskresume/git-taskresume/internal/resume"
+)
+
+// CheckedPlan is what --check-plan read (its JSON document).
+type CheckedPlan struct {
+	SchemaVersion int                `json:"schema_version"`
+	Plan          string             `json:"plan"`
+	PlanSource    *resume.PlanSource `json:"plan_source"`
+	// GivenBy names what chose this plan: "--check-plan", "--plan" or
+	// "git config taskresume.plan"; "" when it was found by looking.
+	GivenBy string `json:"given_by,omitempty"`
+	// RunID is nil when neither the plan, its directory nor the command
+	// line names the run (branch names are then unknown).
+	RunID *string `json:"run_id"`
+	// RunIDFrom: "plan", "directory" or "command_line".
+	RunIDFrom  string         `json:"run_id_from,omitempty"`
+	Phases     []CheckedPhase `json:"phases"`
+	TotalTasks int            `json:"total_tasks"`
+	Warnings   []string       `json:"warnings"`
+	// Problems are what the report would also say about the plan's copies
+	// (plan_differs, plan_diverged).
+	Problems []resume.Problem `json:"problems"`
+}
+
+// CheckedPhase is one phase as read.
+type CheckedPhase struct {
+	Number    int           `json:"number"`
+	Title     string        `json:"title"`
+	Mode      string        `json:"mode"`
+	ModeGiven bool          `json:"mode_given"`
+	Estimate  string        `json:"estimate,omitempty"`
+	File      string        `json:"file"`
+	Line      int           `json:"line"`
+	Tasks     []CheckedTask `json:"tasks"`
+}
+
+// CheckedTask is one task as read.
+type CheckedTask struct {
+	ID        string   `json:"id"`
+	Title     string   `json:"title"`
+	Branch    *string  `json:"branch"`
+	Size      string   `json:"size,omitempty"`
+	Estimate  string   `json:"estimate,omitempty"`
+	DependsOn []string `json:"depends_on"`
+	File      string   `json:"file"`
+	Line      int      `json:"line"`
+}
+
+// checkPlanSchema is the version of CheckedPlan's JSON.
+const checkPlanSchema = 1
+
+// checkPlan is --check-plan: the plan as the commands read it, before a run
+// starts or when a report looks wrong.
+func checkPlan(ctx context.Context, c *cli.Context, stdout io.Writer) error {
+	cwd, _ := os.Getwd()
+	run, file, err := checkPlanArgs(c.Args().Slice(), cwd)
+	if err != nil {
+		return err
+	}
+	if file != "" && c.IsSet("plan") {
+		return &cliutil.UsageError{Msg: "--check-plan " + file + " and --plan " + c.String("plan") + ": name the plan once"}
+	}
+	if run != "" {
+		if _, err := resume.ValidRun(run); err != nil {
+			return err
+		}
+	}
+	var out *CheckedPlan
+	if file != "" {
+		out, err = readGivenPlan(ctx, file, run, cwd)
+	} else {
+		out, err = readRunPlan(ctx, c, run, cwd)
+	}
+	if err != nil {
+		return err
+	}
+	out.SchemaVersion = checkPlanSchema
+	if c.Bool("json") {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	return renderChecked(stdout, out, cwd)
+}
+
+// checkPlanArgs tells the run from the plan's path among the arguments:
+// a path has a "/" or ":", ends in ".md", is no run id or names a file.
+func checkPlanArgs(args []string, cwd string) (run, file string, err error) {
+	isPath := func(a string) bool {
+		if strings.ContainsAny(a, `/:\`) || strings.HasSuffix(a, ".md") || !resume.ValidRunName(a) {
+			return true
+		}
+		_, err := os.Stat(filepath.Join(cwd, a))
+		return err == nil
+	}
+	switch len(args) {
+	case 0:
+		return "", "", &cliutil.UsageError{Msg: "--check-plan needs a plan: git taskresume --check-plan PATH, or git taskresume <run> --check-plan for the plan the report reads"}
+	case 1:
+		if isPath(args[0]) {
+			return "", args[0], nil
+		}
+		return args[0], "", nil
+	case 2:
+		if isPath(args[0]) && !isPath(args[1]) {
+			return args[1], args[0], nil
+		}
+		return args[0], args[1], nil
+	}
+	return "", "", &cliutil.UsageError{Msg: fmt.Sprintf("--check-plan takes a run and a plan at most, got %d arguments: %s", len(args), strings.Join(args, " "))}
+}
+
+// readGivenPlan reads the plan at spec: a file, or REV:PATH in the
+// repository. The run is run when given, else the plan's, else its
+// directory's under specs/.
+func readGivenPlan(ctx context.Context, spec, run, cwd string) (*CheckedPlan, error) {
+	src := &resume.PlanSource{Name: spec, Given: true}
+	var data []byte
+	repoPath := filepath.ToSlash(spec)
+	if rev, p, isRev := revPath(spec, cwd); isRev {
+		repo, err := resume.OpenChecked(ctx, "git-taskresume")
+		if err != nil {
+			return nil, err
+		}
+		if data, err = repo.ReadBlob(ctx, rev, p); err != nil {
+			return nil, &resume.InputError{Msg: fmt.Sprintf("--check-plan %s: %v (check the revision and the path in it, e.g. main:specs/<run>-<feature>/plan.md)", spec, gitcmd.OneLine(err))}
+		}
+		src.Place, src.Ref, src.Files, repoPath = "commit", rev, []string{p}, p
+		if oid, err := repo.ResolveCommit(ctx, rev); err == nil {
+			src.Commit = oid
+		}
+	} else {
+		full := spec
+		if !filepath.IsAbs(full) {
+			full = filepath.Join(cwd, spec)
+		}
+		if fi, err := os.Stat(full); err == nil && fi.IsDir() {
+			return nil, &cliutil.UsageError{Msg: fmt.Sprintf("--check-plan %s: a directory; give the plan file (%s), or check a plan split by phase with git taskresume <run> --check-plan",
+				spec, filepath.Join(spec, "plan.md"))}
+		}
+		var err error
+		if data, err = os.ReadFile(full); err != nil {
+			return nil, &resume.InputError{Msg: fmt.Sprintf("--check-plan %s: cannot read it: %v", spec, unwrapPath(err))}
+		}
+		src.Place, src.Files = "working_tree", []string{spec}
+	}
+	p, warns, err := plan.Parse(spec, data)
+	if err != nil {
+		return nil, &resume.InputError{Msg: err.Error()}
+	}
+	dir := specsDir(repoPath)
+	out := &CheckedPlan{PlanSource: src, GivenBy: "--check-plan"}
+	switch {
+	case p.RunID != "" && dir != "" && !planfind.DirAgrees(dir, p.RunID):
+		return nil, &resume.InputError{Msg: fmt.Sprintf("%s:%d: the plan names run %q but its directory is specs/%s (rename one so the directory is the run id or starts with \"%s-\")",
+			spec, p.RunIDLine, p.RunID, dir, p.RunID)}
+	case run != "" && p.RunID != "" && p.RunID != run:
+		return nil, &resume.InputError{Msg: fmt.Sprintf("%s:%d: the plan is for run %q, not %q", spec, p.RunIDLine, p.RunID, run)}
+	case p.RunID != "":
+		out.RunID, out.RunIDFrom = &p.RunID, "plan"
+	case run != "":
+		out.RunID, out.RunIDFrom = &run, "command_line"
+	case dir != "" && resume.ValidRunName(planfind.RunOfDir(dir)):
+		id := planfind.RunOfDir(dir)
+		out.RunID, out.RunIDFrom = &id, "directory"
+	}
+	fill(out, p, warns)
+	return out, nil
+}
+
+// readRunPlan reads the plan the report of run reads, found the same way.
+func readRunPlan(ctx context.Context, c *cli.Context, run, cwd string) (*CheckedPlan, error) {
+	st, err := resume.GatherOpening(ctx, resume.StartOpen(ctx, ""), resume.Options{
+		Run: run, PlanPath: c.String("plan"), Base: c.String("base"), Cwd: cwd, Remote: c.String("remote"), Light: true,
+	})
+	if err != nil {
+		return nil, resume.Explain(ctx, "git-taskresume", err)
+	}
+	if st.Plan == nil {
+		return nil, &resume.InputError{Msg: st.NoPlan()}
+	}
+	rep := st.Report
+	out := &CheckedPlan{PlanSource: rep.PlanSource, RunID: &rep.RunID, RunIDFrom: "command_line"}
+	if st.Plan.RunID != "" {
+		out.RunIDFrom = "plan"
+	}
+	if ps := rep.PlanSource; ps != nil && ps.Given {
+		out.GivenBy = "git config taskresume.plan"
+		if c.IsSet("plan") {
+			out.GivenBy = "--plan"
+		}
+	}
+	fill(out, st.Plan, nil)
+	for _, pr := range rep.Problems {
+		switch pr.Kind {
+		case "plan_warning":
+			out.Warnings = append(out.Warnings, pr.Message)
+		case "plan_differs", "plan_diverged":
+			out.Problems = append(out.Problems, pr)
+		}
+	}
+	return out, nil
+}
+
+// fill copies the plan's phases and tasks into out.
+func fill(out *CheckedPlan, p *plan.Plan, warns []plan.Warning) {
+	if out.PlanSource != nil {
+		out.Plan = out.PlanSource.Name
+	}
+	out.Phases, out.Warnings, out.Problems = []CheckedPhase{}, []string{}, []resume.Problem{}
+	for _, w := range warns {
+		out.Warnings = append(out.Warnings, w.String())
+	}
+	for _, ph := range p.Phases {
+		cp := CheckedPhase{Number: ph.Number, Title: ph.Title, Mode: string(ph.Mode), ModeGiven: ph.ModeGiven,
+			Estimate: ph.Estimate, File: ph.Path, Line: ph.Line, Tasks: []CheckedTask{}}
+		for _, t := range ph.Tasks {
+			ct := CheckedTask{ID: t.ID, Title: t.Title, Size: t.Size, Estimate: t.Estimate,
+				DependsOn: append([]string{}, t.DependsOn...), File: t.Path, Line: t.Line}
+			if out.RunID != nil {
+				b := plan.BranchName(*out.RunID, t)
+				ct.Branch = &b
+			}
+			cp.Tasks = append(cp.Tasks, ct)
+			out.TotalTasks++
+		}
+		out.Phases = append(out.Phases, cp)
+	}
+}
+
+// renderChecked writes what was read for a person.
+func renderChecked(w io.Writer, out *CheckedPlan, cwd string) error {
+	q := resume.Display
+	src := out.PlanSource
+	where := ""
+	switch {
+	case src == nil:
+	case src.Place == "commit":
+		where = "in commit " + resume.Short(src.Commit) + " of " + q(src.Ref)
+		if src.Commit == "" {
+			where = "in " + q(src.Ref)
+		}
+	case src.Given:
+		where = "a file"
+	case src.Worktree != "":
+		where = "a file in the worktree " + q(src.Worktree)
+		if rel, err := filepath.Rel(cwd, src.Worktree); err == nil && rel == "." {
+			where = "a file in this worktree"
+		}
+	}
+	if src != nil && src.Uncommitted {
+		where += ", with uncommitted changes"
+	}
+	if out.GivenBy != "" && out.GivenBy != "--check-plan" {
+		where += ", named by " + out.GivenBy
+	}
+	fmt.Fprintf(w, "plan %s (%s)\n", q(out.Plan), where)
+	switch {
+	case out.RunID == nil:
+		fmt.Fprintln(w, "run: not named by the plan or its directory; branches below are for run <run> (give it: git taskresume <run> --check-plan PATH)")
+	case out.RunIDFrom == "plan":
+		fmt.Fprintf(w, "run %s (named by the plan)\n", q(*out.RunID))
+	case out.RunIDFrom == "directory":
+		fmt.Fprintf(w, "run %s (named by the plan's directory)\n", q(*out.RunID))
+	default:
+		fmt.Fprintf(w, "run %s (from the command line: the plan names none)\n", q(*out.RunID))
+	}
+	idW, titleW := 0, 0
+	for _, ph := range out.Phases {
+		for _, t := range ph.Tasks {
+			idW, titleW = max(idW, len(q(t.ID))), max(titleW, len([]rune(q(t.Title))))
+		}
+	}
+	titleW = min(titleW, 40)
+	for _, ph := range out.Phases {
+		title := ""
+		if ph.Title != "" {
+			title = ": " + q(ph.Title)
+		}
+		mode := ph.Mode
+		if !ph.ModeGiven {
+			mode += ", no mode given"
+		}
+		fmt.Fprintf(w, "\nphase %d%s (%s)\n", ph.Number, title, mode)
+		if len(ph.Tasks) == 0 {
+			fmt.Fprintln(w, "  (no tasks)")
+		}
+		for _, t := range ph.Tasks {
+			branch := ""
+			if t.Branch != nil {
+				branch = *t.Branch
+			} else {
+				branch = plan.BranchName("<run>", &plan.Task{ID: t.ID, Title: t.Title})
+			}
+			pad := max(0, titleW-len([]rune(q(t.Title))))
+			fmt.Fprintf(w, "  %-*s  %s%s  %s\n", idW, q(t.ID), q(t.Title), strings.Repeat(" ", pad), branch)
+		}
+	}
+	fmt.Fprintf(w, "\n%s in %s", plural(out.TotalTasks, "task"), plural(len(out.Phases), "phase"))
+	if len(out.Warnings) > 0 {
+		fmt.Fprintf(w, "; %s", plural(len(out.Warnings), "warning"))
+	}
+	fmt.Fprintln(w)
+	for _, wn := range out.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", q(wn))
+	}
+	for _, pr := range out.Problems {
+		fmt.Fprintf(w, "note: %s\n", q(pr.Message))
+	}
+	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// revPath tells REV:PATH from a file path: a name with a colon is a file
+// when such a file exists.
+func revPath(spec, cwd string) (rev, p string, ok bool) {
+	i := strings.Index(spec, ":")
+	if i <= 0 {
+		return "", "", false
+	}
+	full := spec
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(cwd, spec)
+	}
+	if _, err := os.Stat(full); err == nil {
+		return "", "", false
+	}
+	return spec[:i], spec[i+1:], true
+}
+
+// specsDir is D of a plan at .../specs/D/plan.md or
+// .../specs/D/plan/plan-phase<N>.md; "" elsewhere.
+func specsDir(p string) string {
+	dir := path.Dir(path.Clean(p))
+	if path.Base(dir) == "plan" && strings.HasPrefix(path.Base(p), "plan-phase") {
+		dir = path.Dir(dir)
+	}
+	if path.Base(path.Dir(dir)) != "specs" {
+		return ""
+	}
+	return path.Base(dir)
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
