@@ -5,7 +5,8 @@
 # into `man git-taskresume`, opens a real page), and the shell completions:
 # bash in $PREFIX/share/bash-completion/completions, zsh (_git-*) in
 # $PREFIX/share/zsh/site-functions, fish (*.fish) in
-# $PREFIX/share/fish/vendor_completions.d.
+# $PREFIX/share/fish/vendor_completions.d (and vendor_conf.d, for fish
+# releases that do not hand `git taskresume` to git-taskresume's completion).
 #
 #   ./install.sh                   in a source checkout (go.mod beside this
 #                                  script): builds with Go; needs Go and git
@@ -50,6 +51,7 @@ mandir="$PREFIX/share/man/man1"
 bashdir="$PREFIX/share/bash-completion/completions"
 zshdir="$PREFIX/share/zsh/site-functions"
 fishdir="$PREFIX/share/fish/vendor_completions.d"
+fishconfdir="$PREFIX/share/fish/vendor_conf.d"
 
 # host_target prints this machine as a release archive names it (linux_amd64).
 host_target() {
@@ -105,8 +107,12 @@ install_completions() {
   done
   for f in "$dir"/*.fish; do
     [ -f "$f" ] || continue
-    mkdir -p "$fishdir"
+    # vendor_completions.d completes git-taskresume itself; fish reads it
+    # only for that command, so `git taskresume` on fish 3.6.0 (and before
+    # 3.2) needs the files read at start too, from vendor_conf.d.
+    mkdir -p "$fishdir" "$fishconfdir"
     cp "$f" "$fishdir/"
+    cp "$f" "$fishconfdir/"
   done
 }
 

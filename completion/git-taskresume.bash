@@ -3,7 +3,8 @@
 # git's own completion (/usr/share/bash-completion/completions/git) calls
 # _git_<subcommand> when such a function exists, so sourcing this file after
 # it is all that is needed; install.sh copies it where bash-completion finds
-# it. Only bash is tested; zsh through bashcompinit is untested.
+# it. zsh and fish have their own completion in this directory
+# (_git-taskresume, _git-taskclean, git-taskresume.fish, git-taskclean.fish).
 
 __git_taskresume_runs () {
 	git taskresume --list --json 2>/dev/null | sed -n 's/^ *"run_id": "\(.*\)",$/\1/p'

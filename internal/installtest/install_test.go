@@ -269,7 +269,9 @@ func completionDest(t *testing.T, name string) []string {
 	case strings.HasPrefix(name, "_git-"):
 		return []string{"share/zsh/site-functions/" + name}
 	case strings.HasSuffix(name, ".fish"):
-		return []string{"share/fish/vendor_completions.d/" + name}
+		// vendor_conf.d too: fish 3.6.0 and releases before 3.2 do not
+		// hand `git taskresume` to git-taskresume's completions.
+		return []string{"share/fish/vendor_completions.d/" + name, "share/fish/vendor_conf.d/" + name}
 	}
 	t.Errorf("completion/%s: install.sh installs no file of that kind; teach it (and this test) where it goes", name)
 	return nil
