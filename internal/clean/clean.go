@@ -79,7 +79,10 @@ type Action struct {
 	Pids []int `json:"pids,omitempty"`
 	// Command brings saved work back.
 	Command string `json:"command,omitempty"`
-	Done    bool   `json:"done"`
+	// Bytes is what a removed worktree's directory took on disk (as du
+	// counts it), read just before it was deleted (in a dry run, now).
+	Bytes int64 `json:"bytes,omitempty"`
+	Done  bool  `json:"done"`
 }
 
 // The actions a clean reports.
@@ -116,6 +119,10 @@ type Result struct {
 	Actions []*Action `json:"actions"`
 	// Resumed is the stamp of an interrupted clean this one finished.
 	Resumed string `json:"resumed,omitempty"`
+	// FreedBytes sums Bytes over the worktrees removed (in a dry run, the
+	// ones that would be): what the clean gave back to the disk, less any
+	// file hard-linked from elsewhere.
+	FreedBytes int64 `json:"freed_bytes"`
 	// Backups lists the saved cleans (--backups).
 	Backups []*Backup      `json:"backups,omitempty"`
 	Report  *resume.Report `json:"report,omitempty"`
@@ -221,6 +228,11 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 	c := &cleaner{ctx: ctx, repo: repo, opts: opts, lock: lock, steps: newStepper(),
 		res: &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}}}
 	err = c.run()
+	for _, a := range c.res.Actions {
+		if a.Op == OpRemoveWorktree && (a.Done || opts.DryRun) {
+			c.res.FreedBytes += a.Bytes
+		}
+	}
 	if lock != nil {
 		if err == nil {
 			lock.Finish()

@@ -91,6 +91,9 @@ func (c *cleaner) removeAll(targets []*Target) {
 			}
 		}
 		if c.opts.DryRun {
+			if t.Kind == kindRemove {
+				a.Bytes, _ = worktree.DiskUsage(w.Path)
+			}
 			queue(nil, func(error) { c.add(a) })
 			continue
 		}
@@ -126,6 +129,9 @@ func (c *cleaner) removeAll(targets []*Target) {
 		}
 		t.aside = ""
 		queue(func() error {
+			// Read by the worker before it deletes: finish reads it
+			// after the worker is done.
+			a.Bytes, _ = worktree.DiskUsage(gone)
 			if err := os.RemoveAll(gone); err != nil {
 				return &deleteError{gone, err}
 			}

@@ -25,6 +25,9 @@ import (
 // Options select the run and how to read it.
 type Options struct {
 	Run string
+	// Sizes reads what each worktree of the run takes on disk (a walk of
+	// its files, so only when asked).
+	Sizes bool
 	// PlanPath is --plan: a file path, or REV:PATH to read it from a commit.
 	PlanPath string
 	// Base is --base.
@@ -813,6 +816,9 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	}
 	st.build(runWts, v)
 	st.compareRemote(walk)
+	if opts.Sizes {
+		sizeWorktrees(rep.Worktrees)
+	}
 	rep.GitProcesses = int(gitcmd.Processes() - started)
 	gitcmd.Mark("gathered")
 	return st, nil
@@ -1273,4 +1279,24 @@ func (st *State) HandOutError(mode string) error {
 // "taskclean"): color.<command>, else color.ui; StyleForSetting takes it.
 func (st *State) ColorSetting(command string) string {
 	return ui.ColorSetting(st.ColorConfig, command)
+}
+
+// sizeWorktrees reads what each worktree takes on disk, a few at once (a
+// walk is mostly waiting on the file system). A missing, unreadable or
+// symbolic-link worktree is not walked.
+func sizeWorktrees(wts []*Worktree) {
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for _, w := range wts {
+		if w.Missing || w.Unreadable || w.Symlink || w.Broken {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(w *Worktree) {
+			defer func() { <-sem; wg.Done() }()
+			w.Bytes, _ = worktree.DiskUsage(w.Path)
+		}(w)
+	}
+	wg.Wait()
 }

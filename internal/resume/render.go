@@ -238,6 +238,9 @@ func describeWorktree(w *Worktree) string {
 	if w.Error != "" {
 		parts = append(parts, "unreadable: "+Display(w.Error))
 	}
+	if w.Bytes > 0 {
+		parts = append(parts, ui.Bytes(w.Bytes))
+	}
 	if w.Current {
 		parts = append(parts, "current")
 	}

@@ -166,6 +166,9 @@ type Worktree struct {
 	// taskclean leaves it, and says why.
 	StaleLocked bool   `json:"stale_but_locked,omitempty"`
 	Error       string `json:"error,omitempty"`
+	// Bytes is what its directory takes on disk, as du counts it (only
+	// with --sizes).
+	Bytes int64 `json:"bytes,omitempty"`
 	// Current is true for the worktree the command runs in.
 	Current bool `json:"current,omitempty"`
 	// Main is the repository's own checkout: never removed.

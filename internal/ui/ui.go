@@ -51,3 +51,19 @@ func ColorSetting(cfg map[string]string, command string) string {
 	}
 	return ""
 }
+
+// Bytes writes a size for people, in binary units as du -h counts them:
+// "512 B", "1.5 KiB", "12.3 MiB", "2.0 GiB".
+func Bytes(n int64) string {
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	v, unit := float64(n)/1024, "KiB"
+	for _, u := range []string{"MiB", "GiB", "TiB"} {
+		if v < 1024 {
+			break
+		}
+		v, unit = v/1024, u
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " " + unit
+}

@@ -63,3 +63,12 @@ func TestColorAsGit(t *testing.T) {
 		t.Errorf("a key with no value is true: %q", got)
 	}
 }
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB",
+		12_900_000: "12.3 MiB", 3 << 30: "3.0 GiB", 5 << 40: "5.0 TiB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -223,6 +223,9 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 		case "remove_worktree", "prune_worktree":
 			verb := map[string]string{"remove_worktree": "remove", "prune_worktree": "prune"}[a.Op]
 			line := fmt.Sprintf("%s%s worktree %s", would, verb, rel(a.Path))
+			if a.Bytes > 0 {
+				line += " (" + ui.Bytes(a.Bytes) + ")"
+			}
 			if a.Reason != "" {
 				line += " (" + q(a.Reason) + ")"
 			}
@@ -260,7 +263,18 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 			}
 		case "expire_backup":
 			fmt.Fprintf(w, "%sdelete saved %s\n", would, a.Ref)
+		case "pre_remove":
+			if res.DryRun { // run, it is quiet unless it fails (a skip says so)
+				fmt.Fprintf(w, "would run git config taskclean.preRemove in %s: %s\n", rel(a.Path), q(a.Command))
+			}
 		}
+	}
+	if res.FreedBytes > 0 {
+		verb := "freed"
+		if res.DryRun {
+			verb = "would free"
+		}
+		fmt.Fprintf(w, "%s %s on disk\n", verb, ui.Bytes(res.FreedBytes))
 	}
 	if res.Report != nil && !res.DryRun {
 		r := res.Report

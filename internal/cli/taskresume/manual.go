@@ -45,6 +45,10 @@ func Manual() *manpage.Page {
 						"run is complete). Tasks another resumer has claimed are left out."},
 				manpage.Option{Names: []string{"--exit-code"}, Short: "exit 1 while the run is not complete (a CI gate)",
 					Long: "Exit 1 when the run is not complete, after printing the report (or `--next`): a gate for CI."},
+				manpage.Option{Names: []string{"--sizes"}, Short: "also what each worktree of the run takes on disk",
+					Long: "Also read what each worktree of the run takes on disk, as du counts it (a walk of its files: " +
+						"not done by default, which keeps the report quick), shown beside each worktree and as `bytes` " +
+						"in `--json`. `git taskclean -n` says what a clean would free."},
 				manpage.Option{Names: []string{"--list"}, Short: "every run found, with its progress",
 					Long: "List every run found, one row each, with its progress and where its plan is: plans in " +
 						"`specs/`, `*-task-<n>...` branches, `<hex6>-main` branches. Takes no run."},

@@ -36,6 +36,7 @@ func App(stdout io.Writer) *cli.App {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json"},
 			&cli.BoolFlag{Name: "exit-code"},
+			&cli.BoolFlag{Name: "sizes"},
 			&cli.BoolFlag{Name: "next"},
 			&cli.BoolFlag{Name: "list"},
 			&cli.BoolFlag{Name: "check-plan"},
@@ -94,7 +95,7 @@ func action(c *cli.Context, stdout io.Writer) error {
 	// asked only if something fails.
 	st, err := resume.GatherOpening(ctx, resume.StartOpen(ctx, ""), resume.Options{
 		Run: c.Args().First(), PlanPath: c.String("plan"), Base: c.String("base"),
-		FromPhase: c.Int("from-phase"), Cwd: cwd, Remote: c.String("remote"),
+		FromPhase: c.Int("from-phase"), Cwd: cwd, Remote: c.String("remote"), Sizes: c.Bool("sizes"),
 	})
 	if err != nil {
 		return resume.Explain(ctx, "git-taskresume", err)

@@ -1,0 +1,75 @@
+package clean_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// duBytes is what du counts for dir, in bytes.
+func duBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	out, err := exec.Command("du", "-s", "-B1", dir).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := strconv.ParseInt(strings.Fields(string(out))[0], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+type sizedResult struct {
+	FreedBytes int64 `json:"freed_bytes"`
+	Actions    []struct {
+		Op    string `json:"action"`
+		Path  string `json:"path"`
+		Bytes int64  `json:"bytes"`
+		Done  bool   `json:"done"`
+	} `json:"actions"`
+}
+
+// The dry run and the clean say what each removed worktree took on disk,
+// as du counts it, and what the clean frees in all; the human output too.
+func TestCleanSaysWhatItFrees(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	want := map[string]int64{}
+	var total int64
+	for _, d := range s.dirty {
+		want[d.path] = duBytes(t, d.path)
+		total += want[d.path]
+	}
+	check := func(name string, r result, dry bool) {
+		t.Helper()
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", name, r.code, r.stdout, r.stderr)
+		}
+		var res sizedResult
+		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, r.stdout)
+		}
+		seen := 0
+		for _, a := range res.Actions {
+			if a.Op != "remove_worktree" {
+				continue
+			}
+			seen++
+			if a.Bytes != want[a.Path] || a.Done == dry {
+				t.Errorf("%s: remove %s: %d bytes (done %v), du said %d", name, a.Path, a.Bytes, a.Done, want[a.Path])
+			}
+		}
+		if seen != len(s.dirty) || res.FreedBytes != total {
+			t.Errorf("%s: %d removals, freed_bytes %d; want %d and %d", name, seen, res.FreedBytes, len(s.dirty), total)
+		}
+	}
+	check("dry run", taskclean(s.root, nil, "--run", run, "-n", "--json"), true)
+	human := taskclean(s.root, nil, "--run", run, "-n")
+	if !strings.Contains(human.stdout, "would free ") || !strings.Contains(human.stdout, " KiB)") {
+		t.Errorf("the dry run's output does not give the sizes:\n%s", human.stdout)
+	}
+	check("clean", taskclean(s.root, nil, "--run", run, "--json"), false)
+}
