@@ -89,15 +89,7 @@ func TestAddedNearEqualsGit(t *testing.T) {
 			}
 			want := testbin.Git(t, dir, "log", "-1", "--format=%H", "--diff-filter=A", "HEAD", "--", plan)
 			ctx := context.Background()
-			repo, err := gitcmd.Open(ctx, dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			objs, err := repo.ObjectReader(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer objs.Close()
+			repo, objs := openObjects(t, dir)
 			tip := testbin.Git(t, dir, "rev-parse", "HEAD")
 			got, ok, err := addedNear(objs, tip, plan, addedNearLimit)
 			if err != nil {
@@ -139,17 +131,24 @@ func TestAddedNearSubmoduleBelow(t *testing.T) {
 	testbin.Git(t, dir, "add", plan)
 	testbin.Git(t, dir, "commit", "-q", "-m", "the file where the submodule was")
 	testbin.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "more")
-	ctx := context.Background()
-	repo, err := gitcmd.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := repo.ObjectReader(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer objs.Close()
+	_, objs := openObjects(t, dir)
 	if got, ok, err := addedNear(objs, testbin.Git(t, dir, "rev-parse", "HEAD"), plan, addedNearLimit); err != nil || ok {
 		t.Errorf("addedNear = %q, %v, %v; want it left to git", got, ok, err)
 	}
+}
+
+// openObjects opens the repository in dir and a running object reader,
+// closed when the test ends.
+func openObjects(t *testing.T, dir string) (*gitcmd.Repo, *gitcmd.Objects) {
+	t.Helper()
+	repo, err := gitcmd.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := repo.ObjectReader(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { objs.Close() })
+	return repo, objs
 }
