@@ -274,6 +274,11 @@ func lockFileExists(commonDir, run string) bool {
 
 // cleaner carries one clean through its steps.
 type cleaner struct {
+	// hooked are the worktrees git config taskclean.preRemove ran in;
+	// hookFailed says, per worktree, why it stays after its command.
+	hooked     map[string]bool
+	hookFailed map[string]string
+
 	ctx   context.Context
 	repo  *gitcmd.Repo
 	opts  Options
@@ -363,6 +368,26 @@ func (c *cleaner) run() error {
 	sel, err := Select(st, c.opts, obs, wantTask)
 	if err != nil {
 		return err
+	}
+	if c.runPreRemove(sel) {
+		// The commands may have committed, switched branches, moved
+		// tips or removed their worktree: what the clean saves, deletes
+		// and keeps is decided on the state they left.
+		if st, err = resume.Gather(c.ctx, c.repo, gopts); err != nil {
+			return err
+		}
+		c.st = st
+		if st.ClaimsErr != nil {
+			return &resume.InputError{Msg: st.ClaimsErr.Error() + "; nothing was changed (a clean must know which tasks are claimed)"}
+		}
+		if wantTask, err = checkTasks(st, c.opts); err != nil {
+			return err
+		}
+		obs = observe(st, c.opts, c.repo, wantTask)
+		obs.RemovesInWaves = true
+		if sel, err = Select(st, c.opts, obs, wantTask); err != nil {
+			return err
+		}
 	}
 	c.res.Actions = append(c.res.Actions, sel.Skips...)
 	if len(sel.Targets) == 0 && len(sel.Branches) == 0 && len(sel.Claims) == 0 && len(st.StaleCopies) == 0 {
