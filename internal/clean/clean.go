@@ -276,8 +276,9 @@ func lockFileExists(commonDir, run string) bool {
 type cleaner struct {
 	// hooked are the worktrees git config taskclean.preRemove ran in;
 	// hookFailed says, per worktree, why it stays after its command.
-	hooked     map[string]bool
-	hookFailed map[string]string
+	hooked      map[string]bool
+	hookFailed  map[string]string
+	hookTimeout time.Duration
 
 	ctx   context.Context
 	repo  *gitcmd.Repo
@@ -333,6 +334,9 @@ func (c *cleaner) run() error {
 		return err
 	}
 	if _, err := checkTasks(st, c.opts); err != nil {
+		return err
+	}
+	if c.hookTimeout, err = hookTimeout(st); err != nil {
 		return err
 	}
 	if !c.opts.DryRun {

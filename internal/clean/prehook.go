@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -18,6 +19,21 @@ import (
 // taskclean.preRemoveTimeout says otherwise: a hook that hangs must not
 // hold the run's lock for ever.
 const preRemoveTimeout = 2 * time.Minute
+
+// hookTimeout reads git config taskclean.preRemoveTimeout: the default
+// when unset, an input error (before anything changes) when it is not a
+// duration.
+func hookTimeout(st *resume.State) (time.Duration, error) {
+	t := st.PreRemoveTimeout
+	if t == "" {
+		return preRemoveTimeout, nil
+	}
+	d, err := time.ParseDuration(t)
+	if err != nil || d <= 0 {
+		return 0, &resume.InputError{Msg: fmt.Sprintf("git config taskclean.preRemoveTimeout %q: want a duration such as 30s, 5m or 1h; nothing was changed", t)}
+	}
+	return d, nil
+}
 
 // runPreRemove runs git config taskclean.preRemove inside each worktree
 // the selection removes, before anything of the clean changes, so that
@@ -52,7 +68,7 @@ func (c *cleaner) runPreRemove(sel *Selection) bool {
 			}
 		}
 		ran = true
-		last, err := runHook(c.ctx, cmd, path, c.opts.Run, t.W.TaskID(), c.st.PreRemoveTimeout)
+		last, err := runHook(c.ctx, cmd, path, c.opts.Run, t.W.TaskID(), c.hookTimeout)
 		if err != nil {
 			a.Reason = err.Error()
 			if last != "" {

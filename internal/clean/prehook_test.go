@@ -113,3 +113,29 @@ func TestPreRemoveDryRun(t *testing.T) {
 		t.Errorf("the dry run does not list the command once per worktree:\n%s", r.stdout)
 	}
 }
+
+// A taskclean.preRemoveTimeout that is no duration stops the clean before
+// anything changes, with one error line; the report, which runs no hook,
+// is not stopped by it.
+func TestPreRemoveBadTimeout(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	git(t, s.root, "config", "taskclean.preRemove", "true")
+	git(t, s.root, "config", "taskclean.preRemoveTimeout", "soon")
+	before := heads(t, s.root)
+	r := taskclean(s.root, nil, "--run", run)
+	if r.code != 2 || !strings.HasPrefix(r.stderr, `error: git config taskclean.preRemoveTimeout "soon": want a duration`) {
+		t.Errorf("exit %d, stderr %q; want exit 2 and one error line naming the setting", r.code, r.stderr)
+	}
+	for _, d := range s.dirty {
+		if !exists(d.path) {
+			t.Errorf("%s removed although the clean refused", d.path)
+		}
+	}
+	if len(savedRefs(t, s.root)) != 0 || len(heads(t, s.root)) != len(before) {
+		t.Error("the refused clean changed refs")
+	}
+	if rep := runGit(s.root, nil, "", "taskresume", run); rep.code != 0 {
+		t.Errorf("git taskresume: exit %d, %s; a clean's setting must not stop the report", rep.code, rep.stderr)
+	}
+}

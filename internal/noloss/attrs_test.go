@@ -165,13 +165,7 @@ func requireConverted(t *testing.T, wt string, env []string, file, data string) 
 func TestNoLossSharedReadsAndCommitWriter(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
-	var wts []string
-	for _, id := range []string{"2.1", "2.2", "2.3"} {
-		wt := addWorktree(t, repo, id)
-		makeDirty(t, wt, id)
-		backdate(t, wt)
-		wts = append(wts, wt)
-	}
+	wts := dirtyWorktrees(t, repo, "2.1", "2.2", "2.3")
 	writeFile(t, filepath.Join(wts[2], "sub", ".gitattributes"), "*.md ident\n")
 	writeFile(t, filepath.Join(wts[2], "sub", "n.md"), "$Id: precious $\n")
 	backdate(t, wts[2])
@@ -262,13 +256,7 @@ exec "$REAL_GIT" "$@"
 		t.Run("after-"+lives, func(t *testing.T) {
 			t.Parallel()
 			repo := newRepo(t)
-			var wts []string
-			for _, id := range []string{"2.1", "2.2", "2.3"} {
-				wt := addWorktree(t, repo, id)
-				makeDirty(t, wt, id)
-				backdate(t, wt)
-				wts = append(wts, wt)
-			}
+			wts := dirtyWorktrees(t, repo, "2.1", "2.2", "2.3")
 			snap := snapshotForLoss(t, repo)
 			before := refState(t, repo)
 			env := []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
@@ -301,4 +289,18 @@ exec "$REAL_GIT" "$@"
 			git(t, repo, "fsck", "--strict", "--no-dangling", "--no-progress")
 		})
 	}
+}
+
+// dirtyWorktrees adds a dirty worktree for each task id, its files older
+// than the clean (so that no write looks late), and returns their paths.
+func dirtyWorktrees(t *testing.T, repo string, ids ...string) []string {
+	t.Helper()
+	var wts []string
+	for _, id := range ids {
+		wt := addWorktree(t, repo, id)
+		makeDirty(t, wt, id)
+		backdate(t, wt)
+		wts = append(wts, wt)
+	}
+	return wts
 }

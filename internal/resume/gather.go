@@ -65,9 +65,10 @@ type State struct {
 	ColorConfig map[string]string
 	// PreRemove is git config taskclean.preRemove, the command the clean
 	// runs in each worktree before saving and removing it; PreRemoveTimeout
-	// its taskclean.preRemoveTimeout (0: the default).
+	// its taskclean.preRemoveTimeout as written (the clean reads it: a
+	// mistake there must not stop a report).
 	PreRemove        string
-	PreRemoveTimeout time.Duration
+	PreRemoveTimeout string
 
 	Repo      *gitcmd.Repo
 	Plan      *plan.Plan
@@ -236,14 +237,7 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 			st.ColorConfig[k] = v
 		}
 	}
-	st.PreRemove = cfg["taskclean.preremove"]
-	if t := cfg["taskclean.preremovetimeout"]; t != "" {
-		d, err := time.ParseDuration(t)
-		if err != nil || d <= 0 {
-			return nil, inputErr("git config taskclean.preRemoveTimeout %q: want a duration such as 30s, 5m or 1h", t)
-		}
-		st.PreRemoveTimeout = d
-	}
+	st.PreRemove, st.PreRemoveTimeout = cfg["taskclean.preremove"], cfg["taskclean.preremovetimeout"]
 	if d := cfg["taskresume.worktreedir"]; d != "" {
 		st.WorktreeDir = filepath.Clean(d)
 	}

@@ -26,10 +26,6 @@ func Display(s string) string {
 // Style decides colour.
 type Style struct{ Color bool }
 
-// StyleFor returns the style for writing to f with git's colour settings
-// left to their default (colour on a terminal).
-func StyleFor(f *os.File) Style { return StyleForSetting(f, "") }
-
 // StyleForSetting returns the style for writing to f under setting, the
 // value of color.<command> or color.ui (ui.ColorSetting): as git, "always"
 // colours a pipe too, "never" a terminal neither; otherwise colour is for

@@ -35,20 +35,29 @@ func taskChangesOf(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects,
 	if len(lines) == 0 {
 		return changes, nil
 	}
+	var read gitcmd.Changes
+	var err error
 	if objs == nil || len(lines) > inProcessDiffs {
-		read, err := repo.DiffChanges(ctx, lines)
-		if err != nil {
-			return nil, err
-		}
-		for k, ch := range read {
-			changes[k] = ch
-		}
-		return changes, nil
+		read, err = repo.DiffChanges(ctx, lines)
+	} else {
+		read, err = diffInProcess(objs, lines)
 	}
-	// A few tree reads each, no process to start.
+	if err != nil {
+		return nil, err
+	}
+	for k, ch := range read {
+		changes[k] = ch
+	}
+	return changes, nil
+}
+
+// diffInProcess reads the changes of "<to> <from>" lines through the
+// running reader: a few tree reads each, no process to start.
+func diffInProcess(objs *gitcmd.Objects, lines []string) (gitcmd.Changes, error) {
+	changes := gitcmd.Changes{}
 	for _, k := range lines {
-		tip, from, _ := strings.Cut(k, " ")
-		ch, err := objs.DiffTrees(from, tip)
+		to, from, _ := strings.Cut(k, " ")
+		ch, err := objs.DiffTrees(from, to)
 		if err != nil {
 			return nil, err
 		}
@@ -103,21 +112,15 @@ func guessPaths(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, ba
 			lines = append(lines, k)
 		}
 	}
-	changes := gitcmd.Changes{}
+	var changes gitcmd.Changes
+	var err error
 	if objs != nil && len(lines) <= guessInProcess {
-		for _, k := range lines {
-			tip, from, _ := strings.Cut(k, " ")
-			ch, err := objs.DiffTrees(from, tip)
-			if err != nil {
-				return nil, nil, err
-			}
-			changes[k] = ch
-		}
+		changes, err = diffInProcess(objs, lines)
 	} else {
-		var err error
-		if changes, err = repo.DiffChanges(ctx, lines); err != nil {
-			return nil, nil, err
-		}
+		changes, err = repo.DiffChanges(ctx, lines)
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	paths := map[string]bool{}
 	for _, ch := range changes {
