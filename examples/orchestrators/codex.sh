@@ -29,30 +29,9 @@
 # clean that failed part way (what it did is printed; run the script again).
 set -euo pipefail
 
-usage() {
-  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
-}
-
-dry=
-run=
-for arg in "$@"; do
-  case $arg in
-    -h | --help) usage; exit 0 ;;
-    -n | --dry-run) dry=--dry-run ;;
-    -*) echo "error: unknown option $arg; see $0 -h" >&2; exit 2 ;;
-    *)
-      if [ -n "$run" ]; then
-        echo "error: one run id expected, got $run and $arg; see $0 -h" >&2
-        exit 2
-      fi
-      run=$arg
-      ;;
-  esac
-done
-if [ -z "$run" ]; then
-  echo "error: no run id given: pass the run's id (the **Run ID:** line of its plan); see $0 -h" >&2
-  exit 2
-fi
+run_hint="the **Run ID:** line of its plan"
+# shellcheck source=args.sh
+. "$(dirname "$0")/args.sh"
 if ! command -v jq >/dev/null; then
   echo "error: jq not found: install jq (this script reads git taskresume --json with it)" >&2
   exit 2

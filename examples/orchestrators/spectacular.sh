@@ -23,30 +23,9 @@
 # that failed part way (what it did is printed; run the script again).
 set -euo pipefail
 
-usage() {
-  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
-}
-
-dry=
-run=
-for arg in "$@"; do
-  case $arg in
-    -h | --help) usage; exit 0 ;;
-    -n | --dry-run) dry=--dry-run ;;
-    -*) echo "error: unknown option $arg; see $0 -h" >&2; exit 2 ;;
-    *)
-      if [ -n "$run" ]; then
-        echo "error: one run id expected, got $run and $arg; see $0 -h" >&2
-        exit 2
-      fi
-      run=$arg
-      ;;
-  esac
-done
-if [ -z "$run" ]; then
-  echo "error: no run id given: pass the run's id (the first field of its specs/<run>-<feature>/ directory); see $0 -h" >&2
-  exit 2
-fi
+run_hint="the first field of its specs/<run>-<feature>/ directory"
+# shellcheck source=args.sh
+. "$(dirname "$0")/args.sh"
 
 # Ask first: a run the tools cannot read (no plan, a plan error) stops here,
 # before anything is removed. --next reads the plan wherever the plugin put
