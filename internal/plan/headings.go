@@ -6,60 +6,15 @@ import (
 	"unicode/utf8"
 )
 
-// This file reads the text of a heading: which headings are phases or tasks,
-// and the pieces of each (number or id, title, mode, size and time).
+// This file reads the headings that give a plan its structure: which
+// headings are phases or tasks, and the pieces of each (number or id,
+// title, mode, size and time).
 
 // Accepted forms, quoted in the errors so the user sees how to fix a heading.
 const (
 	phaseForms = `"Phase <n>: <title>", "Phase <n>: <title> (Parallel)", "Phase <n>", "Phase <n> (4h)", "Phase <n> (Sequential)" or "Phase <n> - Parallel - <title>"`
 	taskForms  = `"Task <id>: <title>" or "Task <id> - <title>", optionally ending in "(M - 2h)", "(M)" or "(2h)"`
 )
-
-// notNearMisses are ordinary English words within two edits of "phase" or
-// "task" that often head numbered sections ("## Test 1", "### Case 2: ...").
-// A heading starting with one of them is prose, not a misspelt keyword.
-var notNearMisses = map[string]bool{
-	// near "task"
-	"test": true, "tests": true, "tab": true, "tag": true, "tax": true, "take": true, "talk": true,
-	"tank": true, "tale": true, "tape": true, "track": true, "tracks": true, "stack": true,
-	"mask": true, "ask": true, "last": true, "past": true, "fast": true, "cast": true, "east": true,
-	"vast": true, "toast": true, "desk": true, "disk": true, "risk": true,
-	// near "phase"
-	"case": true, "cases": true, "base": true, "page": true, "pages": true, "pass": true,
-	"place": true, "pace": true, "face": true, "race": true, "ease": true, "parse": true,
-	"share": true, "shape": true, "chase": true, "phrase": true, "phone": true, "pause": true,
-	"paste": true, "pulse": true, "prose": true,
-}
-
-// nearMiss reports whether word looks like a misspelling of keyword: within
-// two edits of it without being it, and not an ordinary word.
-func nearMiss(word, keyword string) bool {
-	return word != "" && !asciiEqualFold(word, keyword) && withinTwoEdits(word, keyword) &&
-		!notNearMisses[strings.ToLower(word)]
-}
-
-// modeWord reads a mode from the first word of s: Parallel or Sequential in
-// any case. bad is a message when the word is a misspelt mode or s offers a
-// choice ("parallel|sequential"): both mean the author has to decide.
-func modeWord(s string) (m Mode, ok bool, bad string) {
-	word, _ := leadingWord(s)
-	switch {
-	case asciiEqualFold(word, string(Parallel)):
-		m = Parallel
-	case asciiEqualFold(word, string(Sequential)):
-		m = Sequential
-	case nearMiss(word, string(Parallel)) || nearMiss(word, string(Sequential)):
-		return "", false, "misspelt mode " + quote(word) + ` (want "Parallel" or "Sequential")`
-	default:
-		return "", false, ""
-	}
-	if strings.IndexByte(s, '|') >= 0 {
-		return "", false, "mode " + quote(s) + ` offers a choice: choose one of "Parallel" or "Sequential"`
-	}
-	return m, true, ""
-}
-
-func quote(s string) string { return `"` + shorten(s) + `"` }
 
 // trailingGroup splits "title (inner)" into its parts when text ends with a
 // parenthesised group; the group starts at the last '(' so nested or earlier
@@ -73,70 +28,6 @@ func trailingGroup(text string) (inner, before string, ok bool) {
 		return "", "", false
 	}
 	return trimBlank(text[open+1 : len(text)-1]), trimBlank(text[:open]), true
-}
-
-// tshirt sizes are recognised even when the estimate has no digit, e.g. "(L - TBD)".
-var tshirt = map[string]bool{"xxs": true, "xs": true, "s": true, "m": true, "l": true, "xl": true, "xxl": true}
-
-// timeUnits end an estimate such as "4h", "2-3 days" or "30 min".
-var timeUnits = map[string]bool{
-	"h": true, "hr": true, "hrs": true, "hour": true, "hours": true,
-	"m": true, "min": true, "mins": true, "minute": true, "minutes": true,
-	"d": true, "day": true, "days": true, "w": true, "wk": true, "wks": true, "week": true, "weeks": true,
-}
-
-// timeEstimate recognises an estimate on its own: a number or range ("4",
-// "2-3", "1.5", "~2") followed by a time unit. Blanks are allowed only
-// before the unit, so "3 - 2d" stays a size and an estimate.
-func timeEstimate(s string) bool {
-	s = trimBlank(s)
-	i := 0
-	if i < len(s) && s[i] == '~' {
-		i++
-	}
-	if i >= len(s) || !isDigit(s[i]) {
-		return false
-	}
-	for i < len(s) && (isDigit(s[i]) || s[i] == '.' || s[i] == '-') {
-		i++
-	}
-	return timeUnits[strings.ToLower(trimLeft(s[i:]))]
-}
-
-// sizeEstimate recognises the size and time a task's trailing parentheses or
-// Complexity line give: "M - 2h", "M" (a T-shirt size alone), "2h" (time
-// alone) and "M (2h)". To keep ordinary parenthesised words such as
-// "(follow-up)" in the title, a size before a dash must be a short word of
-// letters and digits, and the estimate must hold a digit unless the size is
-// a T-shirt size.
-func sizeEstimate(inner string) (size, est string, ok bool) {
-	inner = trimBlank(inner)
-	switch {
-	case tshirt[strings.ToLower(inner)]:
-		return inner, "", true
-	case timeEstimate(inner):
-		return "", inner, true
-	}
-	if g, before, ok := trailingGroup(inner); ok && tshirt[strings.ToLower(before)] && timeEstimate(g) {
-		return before, g, true
-	}
-	dash := strings.IndexByte(inner, '-')
-	if dash < 0 {
-		return "", "", false
-	}
-	size, est = trimBlank(inner[:dash]), trimBlank(inner[dash+1:])
-	if size == "" || len(size) > 8 || est == "" {
-		return "", "", false
-	}
-	for i := 0; i < len(size); i++ {
-		if !isAlnum(size[i]) {
-			return "", "", false
-		}
-	}
-	if !strings.ContainsAny(est, "0123456789") && !tshirt[strings.ToLower(size)] {
-		return "", "", false
-	}
-	return size, est, true
 }
 
 // keywordHeading splits a heading into a keyword (Phase or Task) and the
@@ -336,29 +227,6 @@ func parseTaskRest(rest string) (title, size, est, bad string) {
 	return title, size, est, ""
 }
 
-// taskMeta takes trailing size/time groups off a task title: "(M - 2h)",
-// or "(M)" and "(2h)" on their own or one after the other.
-func taskMeta(title string) (string, string, string) {
-	var size, est string
-	for {
-		inner, before, ok := trailingGroup(title)
-		if !ok {
-			return title, size, est
-		}
-		s, e, ok := sizeEstimate(inner)
-		if !ok || s != "" && size != "" || e != "" && est != "" {
-			return title, size, est
-		}
-		if s != "" {
-			size = s
-		}
-		if e != "" {
-			est = e
-		}
-		title = before
-	}
-}
-
 // undecorate takes off what people put before a heading's keyword: emoji
 // and other symbols, bold or italic markers, a list number ("4." or "4)"),
 // and the closing markers at the end. It reports whether the text then
@@ -410,4 +278,100 @@ func gluedHeading(l string) (string, bool) {
 	rest := trimBlank(s[n:])
 	kind, _, _, near := keywordHeading(rest)
 	return rest, kind != "" || near != ""
+}
+
+// heading reads a heading: a phase, a task, a misspelt keyword (an error)
+// or anything else (ignored).
+func (p *parser) heading(num, level int, text string) error {
+	// Any heading ends the body of the task above it.
+	p.task = nil
+	if ph, bad := placeholder(text); bad {
+		return p.templateError(num, ph)
+	}
+	// An em or en dash between blanks separates like " - " does
+	// ("## Phase 1 — Setup", "### Task 1.1 – Schema").
+	text = strings.ReplaceAll(strings.ReplaceAll(text, " \u2014 ", " - "), " \u2013 ", " - ")
+	kind, token, rest, near := keywordHeading(text)
+	if kind == "" && near == "" {
+		// "### 🚧 Task 1.2: x", "### **Task 1.3: x**", "### 4. Task 1.4: x":
+		// decoration before the keyword must not turn a task into prose.
+		if bare, ok := undecorate(text); ok {
+			kind, token, rest, near = keywordHeading(bare)
+		}
+	}
+	switch {
+	case near != "":
+		word, _ := leadingWord(text)
+		return p.errorf(num, "heading %s starts with %s, which looks like a misspelt %q (want %s)", quote(text), quote(word), strings.ToUpper(near[:1])+near[1:], map[string]string{"phase": phaseForms, "task": taskForms}[near])
+	case kind == "phase":
+		return p.phaseHeading(num, token, rest)
+	case kind == "task":
+		return p.taskHeading(num, token, rest)
+	}
+	// Unknown headings are ignored and, deliberately, do not end the current
+	// phase: a "## Notes" between two tasks must not orphan the second one.
+	return nil
+}
+
+// phaseHeading reads "Phase <n>..." and starts the phase.
+func (p *parser) phaseHeading(num int, token, rest string) error {
+	n, ok := parsePhaseNumber(token)
+	if !ok {
+		return p.errorf(num, "malformed phase number %s (want an integer such as 2)", quote(token))
+	}
+	parts, bad := parsePhaseRest(rest)
+	if bad != "" {
+		return p.errorf(num, "%s", bad)
+	}
+	if first, dup := p.phases[n]; dup {
+		return p.errorf(num, "duplicate phase %d (first at %s)", n, p.where(first.Path, first.Line))
+	}
+	ph := &Phase{Number: n, Title: parts.title, Mode: Sequential, Estimate: parts.estimate, Path: p.path, Line: num}
+	if parts.given {
+		ph.Mode, ph.ModeGiven, ph.ModeLine = parts.mode, true, num
+	}
+	p.phases[n] = ph
+	p.phase, p.zone = ph, true
+	p.plan.Phases = append(p.plan.Phases, ph)
+	return nil
+}
+
+// taskHeading reads "Task <id>..." and adds the task to the current phase.
+func (p *parser) taskHeading(num int, id, rest string) error {
+	if !ValidTaskID(id) {
+		return p.errorf(num, "malformed task id %s (want numbers joined by dots or dashes, such as 2.1 or 1-1)", quote(id))
+	}
+	title, size, est, bad := parseTaskRest(rest)
+	if bad != "" {
+		return p.errorf(num, "%s", bad)
+	}
+	if p.phase == nil {
+		return p.errorf(num, "task %s is outside any phase", id)
+	}
+	if title == "" {
+		return p.errorf(num, "task %s has an empty title", id)
+	}
+	t := &Task{ID: id, Title: title, Size: size, Estimate: est, Path: p.path, Line: num}
+	if err := p.addTask(p.phase, t); err != nil {
+		return err
+	}
+	p.task, p.zone = t, false
+	return nil
+}
+
+// parsePhaseNumber accepts a plain decimal integer of at most 9 digits (so it
+// always fits an int). Leading zeros are accepted: the number is compared as
+// an integer, so "01" and "1" are caught as duplicates.
+func parsePhaseNumber(s string) (int, bool) {
+	if s == "" || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
 }

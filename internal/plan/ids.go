@@ -7,6 +7,9 @@ import (
 	"unicode/utf8"
 )
 
+// This file says what makes the ids a plan names valid: run ids and task
+// ids, and when two spellings of a task id are the same task.
+
 // maxRunID bounds a run id so that "<run>-task-<id>-<slug>" and the backup
 // refs stay well inside file-name limits of loose refs.
 const maxRunID = 64
@@ -74,14 +77,6 @@ func quoteID(id string) string {
 	return fmt.Sprintf("%q...", id[:cut])
 }
 
-func isAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
-
 // ValidTaskID reports whether id is numbers joined by '.' ("2.1", "2.1.3") or
 // by '-' ("1-1"), never both in one id, each number at most 9 digits. A
 // number with a leading zero ("01", "1.02") is rejected: ids end up in
@@ -132,48 +127,3 @@ func SameTaskID(a, b string) bool {
 // stays as it is. Dots are replaced because several dots in a row would not
 // be a valid ref name.
 func DashedID(id string) string { return strings.ReplaceAll(id, ".", "-") }
-
-// Slug turns a task title into the branch-name suffix: ASCII-only lower-casing
-// (A-Z -> a-z), every run of characters outside [a-z0-9] (including all
-// non-ASCII) becomes one "-", and leading and trailing "-" are dropped.
-// It is ASCII-only on purpose, so every implementation, shell script and
-// locale derives the same branch name from the same title.
-// "Create database schema" -> "create-database-schema"; "API: v2 (beta)!" ->
-// "api-v2-beta"; an all-emoji or all-CJK title -> "".
-func Slug(title string) string {
-	b := make([]byte, 0, len(title))
-	gap := false
-	for i := 0; i < len(title); i++ {
-		c := title[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
-			if gap && len(b) > 0 {
-				b = append(b, '-')
-			}
-			gap = false
-			b = append(b, c)
-			continue
-		}
-		gap = true
-	}
-	return string(b)
-}
-
-// BranchName is the branch of task t in run: "<run>-task-<dashed id>-<slug>",
-// or "<run>-task-<dashed id>" when the title has no slug (an all-emoji title),
-// so that no branch name ends in "-". t must not be nil.
-func BranchName(run string, t *Task) string {
-	name := run + "-task-" + DashedID(t.ID)
-	if s := Slug(t.Title); s != "" {
-		name += "-" + s
-	}
-	return name
-}
-
-// BranchPrefix is "<run>-task-<dashed id>-", the prefix a branch must start
-// with to belong to task id when its name is not exactly BranchName: the
-// title may have been edited since the branch was made, or the agent chose
-// its own short name.
-func BranchPrefix(run, id string) string { return run + "-task-" + DashedID(id) + "-" }

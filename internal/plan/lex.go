@@ -5,9 +5,10 @@ import (
 	"unicode/utf8"
 )
 
-// This file holds the Markdown-level pieces: lines, fences, headings, list
-// items and small string helpers. None of them uses regular expressions or
-// backtracking, so each costs time linear in the line it looks at.
+// This file lexes Markdown lines: line breaks, blanks and indentation,
+// fences, ATX headings, list items and the emphasis around a value. None of
+// it uses regular expressions or backtracking, so each piece costs time
+// linear in the line it looks at.
 
 // nextLine returns the line of s starting at pos and the start of the next
 // one. A line ends at "\n", "\r\n" or a lone "\r" (old Mac files), so line
@@ -150,44 +151,6 @@ func parseHeading(l string) (level int, text string, ok bool) {
 	return n, text, true
 }
 
-// asciiEqualFold compares case-insensitively in ASCII only, so that no
-// Unicode folding (the Kelvin sign, the long s) can turn a stray character
-// into a keyword.
-func asciiEqualFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		if lower(a[i]) != lower(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// hasPrefixFold is strings.HasPrefix with asciiEqualFold.
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && asciiEqualFold(s[:len(prefix)], prefix)
-}
-
-// leadingWord splits s into its leading run of ASCII letters and the rest.
-// Keywords (Phase, Task, Parallel) are ASCII, and comparing only letters
-// keeps "Phase:" and "Phase 1" apart from "Phases".
-func leadingWord(s string) (word, rest string) {
-	i := 0
-	for i < len(s) && isLetter(s[i]) {
-		i++
-	}
-	return s[:i], s[i:]
-}
-
 // bulletItem returns the text of a "- ", "* " or "+ " list item at any
 // indentation. A thematic break such as "* * *" is not an item.
 func bulletItem(l string) (string, bool) {
@@ -238,83 +201,4 @@ func unwrapValue(v string) string {
 		}
 	}
 	return v
-}
-
-// placeholder returns the first template placeholder in s: "{N}",
-// "{Feature Name}", "{sequential|parallel}" (braces around letters, digits,
-// blanks, '_' and '|') or "${anything}". A plan still holding one was copied
-// from a template and never filled in. The scan never revisits a byte, so a
-// line of a million '{' stays linear.
-func placeholder(s string) (string, bool) {
-	dollarOpen := true // false once a "${" had no '}' after it: none later can
-	for i := 0; i < len(s); i++ {
-		if s[i] != '{' {
-			continue
-		}
-		if dollarOpen && i > 0 && s[i-1] == '$' {
-			if j := strings.IndexByte(s[i:], '}'); j >= 0 {
-				return s[i-1 : i+j+1], true
-			}
-			dollarOpen = false
-		}
-		if i > 0 && (s[i-1] == '/' || isAlnum(s[i-1]) || s[i-1] == '}') {
-			continue // a path template ("/users/{id}"), not a blank to fill in
-		}
-		j := i + 1
-		for j < len(s) && (isAlnum(s[j]) || isBlank(s[j]) || s[j] == '_' || s[j] == '|') {
-			j++
-		}
-		if j < len(s) && s[j] == '}' && trimBlank(s[i+1:j]) != "" {
-			return s[i : j+1], true
-		}
-		i = j - 1
-	}
-	return "", false
-}
-
-// shorten cuts s for a message so a hostile plan cannot make a huge one.
-func shorten(s string) string {
-	const max = 60
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
-}
-
-// withinTwoEdits reports whether a and b (compared in ASCII lower case) are
-// at most two edits apart, where an edit inserts, deletes or replaces one
-// byte or swaps two neighbours (optimal string alignment distance). Words
-// whose lengths differ by more than two are rejected before any work, so the
-// table is never larger than the keyword it is compared with.
-func withinTwoEdits(a, b string) bool {
-	if d := len(a) - len(b); d > 2 || d < -2 {
-		return false
-	}
-	if len(a) > 16 || len(b) > 16 {
-		return false
-	}
-	var rows [3][18]int
-	for j := 0; j <= len(b); j++ {
-		rows[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur, prev, prev2 := &rows[i%3], &rows[(i-1)%3], &rows[(i-2+3)%3]
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if lower(a[i-1]) == lower(b[j-1]) {
-				cost = 0
-			}
-			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && lower(a[i-1]) == lower(b[j-2]) && lower(a[i-2]) == lower(b[j-1]) {
-				v = min(v, prev2[j-2]+1)
-			}
-			cur[j] = v
-		}
-	}
-	return rows[len(a)%3][len(b)] <= 2
 }

@@ -9,35 +9,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 )
-
-// Identity is used for the commits that hold saved work: they are records
-// made by the tool, and a CI machine may have no user.name at all.
-var Identity = []string{
-	"GIT_AUTHOR_NAME=git-taskclean", "GIT_AUTHOR_EMAIL=git-taskclean@localhost",
-	"GIT_COMMITTER_NAME=git-taskclean", "GIT_COMMITTER_EMAIL=git-taskclean@localhost",
-}
-
-// GitDirOf reads the worktree's .git file to find its private git directory
-// (index, HEAD), without starting git.
-func GitDirOf(path string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(path, ".git"))
-	if err != nil {
-		return "", err
-	}
-	s := strings.TrimSpace(string(data))
-	if !strings.HasPrefix(s, "gitdir: ") {
-		return "", fmt.Errorf("%s/.git is not a gitdir file", path)
-	}
-	dir := strings.TrimPrefix(s, "gitdir: ")
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(path, dir)
-	}
-	return dir, nil
-}
 
 // plainIndex are the settings of every git call on a save's index copies:
 // a whole index in one file (no split or sparse index, which the proof
@@ -412,91 +386,6 @@ func copyFile(src, dst string) error {
 	return out.Close()
 }
 
-// PruneEntry removes the admin entry (<common dir>/worktrees/<id>) that
-// registers path, and nothing else: the directory git lost track of, or the
-// place a damaged entry names, is never touched. It is what `git worktree
-// prune` does, for one entry only (prune itself would take other runs'
-// entries too).
-func PruneEntry(commonDir, path string) error {
-	if dir, ok := AdminDirs(commonDir)[filepath.Clean(path)]; ok {
-		return os.RemoveAll(dir)
-	}
-	return fmt.Errorf("no admin entry registers %s", path)
-}
-
-// PruneEntryAt is PruneEntry for a caller that knows the entry: adminDir
-// is removed when it still registers path (one read, where PruneEntry reads
-// every entry of the repository); otherwise PruneEntry looks.
-func PruneEntryAt(commonDir, path, adminDir string) error {
-	if adminDir != "" && filepath.Dir(adminDir) == filepath.Join(commonDir, "worktrees") {
-		if data, err := os.ReadFile(filepath.Join(adminDir, "gitdir")); err == nil {
-			for _, p := range recordedPaths(adminDir, strings.TrimRight(string(data), "\r\n")) {
-				if p == filepath.Clean(path) {
-					return os.RemoveAll(adminDir)
-				}
-			}
-		}
-	}
-	return PruneEntry(commonDir, path)
-}
-
-// NestedRepos lists the directories inside a worktree that hold a git
-// repository of their own (a .git file or directory below the top),
-// ignored ones included: a save cannot capture their history, so a worktree
-// holding one is never removed. Symbolic links are not followed.
-func NestedRepos(path string) []string {
-	var found []string
-	filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
-		if err != nil || p == path {
-			return nil
-		}
-		if d.Name() == ".git" {
-			if filepath.Dir(p) != path {
-				rel, _ := filepath.Rel(path, filepath.Dir(p))
-				found = append(found, rel+"/")
-			}
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-		}
-		return nil
-	})
-	return found
-}
-
-// LastChange is the newest of a worktree's HEAD, index and file times
-// (directories included, so a new file shows in its directory's time): an
-// agent that is still working touches at least one of them. Symbolic links
-// are not followed.
-func LastChange(path string) time.Time {
-	var newest time.Time
-	see := func(t time.Time) {
-		if t.After(newest) {
-			newest = t
-		}
-	}
-	if gd, err := GitDirOf(path); err == nil {
-		for _, f := range []string{"HEAD", "index"} {
-			if fi, err := os.Stat(filepath.Join(gd, f)); err == nil {
-				see(fi.ModTime())
-			}
-		}
-	}
-	filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.Name() == ".git" && p != path && d.IsDir() {
-			return filepath.SkipDir
-		}
-		if fi, err := d.Info(); err == nil {
-			see(fi.ModTime())
-		}
-		return nil
-	})
-	return newest
-}
-
 // saveRaw finds the saved files whose bytes on disk are not what git
 // stored for them (git converted them: a clean filter, line endings,
 // ident) and saves those bytes as they are, hashed without filters, in a
@@ -625,27 +514,4 @@ func saveRaw(in SaveInput, snap *Snapshot, treeAttrs bool, run func(string, []by
 	}
 	snap.Indexes = append(snap.Indexes, ridx)
 	return nil
-}
-
-// cQuote quotes a path the way git reads a quoted line of --stdin-paths:
-// in double quotes, with \" \\ and every byte outside printable ASCII as
-// an octal escape. Every path is quoted, so that one that starts with a
-// quote, or holds a newline, reaches git as it is.
-func cQuote(p string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20 || c >= 0x7f:
-			fmt.Fprintf(&b, "\\%03o", c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

@@ -1,0 +1,8 @@
+// Package plan reads the Markdown task plan of a run and derives the names
+// that git-taskresume and git-taskclean give to its tasks. docs/PLAN-FORMAT.md
+// lists every form it accepts.
+//
+// The parser reads the plan one line at a time and never uses regular
+// expressions or backtracking, so its cost stays linear in the size of the
+// file: a plan is user input and may be huge or hostile.
+package plan

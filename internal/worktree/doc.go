@@ -1,0 +1,3 @@
+// Package worktree lists the linked worktrees git has registered, tells what
+// state each is in, and (for git-taskclean) saves and removes them.
+package worktree
