@@ -23,6 +23,7 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/cli/taskclean"
 	"github.com/taskresume/git-taskresume/internal/cli/taskresume"
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 func TestMain(m *testing.M) {
@@ -53,43 +54,30 @@ func TestScripts(t *testing.T) {
 // on dates.
 const fixedDate = "2026-01-01T00:00:00Z"
 
+// setup gives every script the environment of the end-to-end tests
+// (testbin.Vars, a HOME holding testbin.GitConfig) with fixed dates, $ROOT,
+// and no repository above $WORK.
 func setup(env *testscript.Env) error {
 	home := filepath.Join(env.WorkDir, "home")
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		return err
-	}
-	gitconfig := "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+	if err := testbin.WriteHome(home); err != nil {
 		return err
 	}
 	root, err := os.Getwd() // the module root: scripts reach examples/ and completion/
 	if err != nil {
 		return err
 	}
-	for _, kv := range [][2]string{
-		{"ROOT", root},
-		{"HOME", home},
-		{"GIT_CONFIG_NOSYSTEM", "1"},
-		{"GIT_AUTHOR_NAME", "Agent"},
-		{"GIT_AUTHOR_EMAIL", "agent@example.com"},
-		{"GIT_COMMITTER_NAME", "Agent"},
-		{"GIT_COMMITTER_EMAIL", "agent@example.com"},
-		{"GIT_AUTHOR_DATE", fixedDate},
-		{"GIT_COMMITTER_DATE", fixedDate},
-		{"NO_COLOR", "1"},
-		{"LC_ALL", "C"},
-		// Never find a repository above $WORK (the "not a repository" case).
-		{"GIT_CEILING_DIRECTORIES", filepath.Dir(env.WorkDir)},
-	} {
-		env.Setenv(kv[0], kv[1])
+	env.Setenv("ROOT", root)
+	for _, kv := range testbin.Vars(home, testbin.Options{Date: fixedDate}) {
+		k, v, _ := strings.Cut(kv, "=")
+		env.Setenv(k, v)
 	}
+	// Never find a repository above $WORK (the "not a repository" case).
+	env.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(env.WorkDir))
 	return nil
 }
 
 // gitEnvKeys are the script variables the custom commands hand to git.
-var gitEnvKeys = []string{"PATH", "HOME", "TMPDIR", "GIT_CONFIG_NOSYSTEM",
-	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
-	"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "LC_ALL", "GIT_CEILING_DIRECTORIES"}
+var gitEnvKeys = append([]string{"PATH", "TMPDIR", "GIT_CEILING_DIRECTORIES"}, testbin.VarNames()...)
 
 // git runs real git in dir (relative to the script's current directory) and
 // returns its trimmed standard output; any failure ends the script with
@@ -113,19 +101,6 @@ func dashed(id string) string { return strings.ReplaceAll(id, ".", "-") }
 func taskWorktree(run, id string) string {
 	return filepath.Join(".worktrees", run+"-task-"+dashed(id))
 }
-
-const sevenTaskPlan = "# Implementation Plan\n\n" +
-	"Run ID: {run}\n\n" +
-	"## Phase 1: Setup (Sequential)\n\n" +
-	"### Task 1.1: Create database schema (M - 1h)\n- Files: `db/schema.sql`\n\n" +
-	"### Task 1.2: Install dependencies (S - 0.5h)\n- Files: `package.json`\n\n" +
-	"## Phase 2: Core Logic (Parallel)\n\n" +
-	"### Task 2.1: User service (M - 2h)\n- Files: `src/services/user-service.ts`\n\n" +
-	"### Task 2.2: Product service (M - 2h)\n- Files: `src/services/product-service.ts`\n\n" +
-	"### Task 2.3: Order service (M - 2.5h)\n- Files: `src/services/order-service.ts`\n\n" +
-	"## Phase 3: Integration (Sequential)\n\n" +
-	"### Task 3.1: API integration tests (L - 3h)\n- Files: `tests/integration/api.test.ts`\n\n" +
-	"### Task 3.2: E2E tests (L - 3h)\n- Files: `tests/e2e/workflows.test.ts`\n"
 
 // generatedPlan is a plan of n tasks: phases of five parallel tasks each.
 func generatedPlan(run string, n int) string {
@@ -154,7 +129,7 @@ func cmdMkplan(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: mkplan RUN [seven|N]")
 	}
 	run := args[0]
-	text := strings.ReplaceAll(sevenTaskPlan, "{run}", run)
+	text := testbin.SevenTaskPlan(run)
 	if len(args) == 2 && args[1] != "seven" {
 		n, err := strconv.Atoi(args[1])
 		if err != nil || n < 1 {

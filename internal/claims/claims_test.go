@@ -1,7 +1,6 @@
 package claims_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,16 +16,7 @@ import (
 
 const run = "x1y2z3"
 
-func TestMain(m *testing.M) {
-	cleanup, err := testbin.Setup()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m, testbin.Options{})) }
 
 // phase2Ready makes a repository where phase 1 is done, so 2.1, 2.2 and 2.3
 // are runnable at once.
@@ -146,28 +136,11 @@ func TestTwoClonesRaceThroughRemote(t *testing.T) {
 	}
 }
 
-type task struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
-	Claim  *struct {
-		Holder  string    `json:"holder"`
-		Expires time.Time `json:"expires"`
-		Expired bool      `json:"expired"`
-	} `json:"claim"`
-}
-
-func report(t *testing.T, repo string) map[string]task {
+// report is the tasks of the run's report, by id.
+func report(t *testing.T, repo string) map[string]testbin.Task {
 	t.Helper()
-	var rep struct {
-		Phases []struct {
-			Tasks []task `json:"tasks"`
-		} `json:"phases"`
-	}
-	if err := json.Unmarshal([]byte(testbin.Git(t, repo, "taskresume", run, "--json")), &rep); err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]task{}
-	for _, p := range rep.Phases {
+	m := map[string]testbin.Task{}
+	for _, p := range testbin.ReadReport(t, repo, run).Phases {
 		for _, tk := range p.Tasks {
 			m[tk.ID] = tk
 		}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // TestCleanRecoversExample is the example of the reference document: after
@@ -29,18 +31,18 @@ func TestCleanRecoversExample(t *testing.T) {
 	out := mustClean(t, s.root, "--run", run)
 
 	for _, d := range s.dirty {
-		if exists(d.path) {
+		if testbin.Exists(d.path) {
 			t.Errorf("%s still exists after the clean", d.path)
 		}
 		if registered(t, s, d.path) {
 			t.Errorf("%s still in git worktree list", d.path)
 		}
-		if exists(filepath.Join(s.root, ".git", "worktrees", d.name)) {
+		if testbin.Exists(filepath.Join(s.root, ".git", "worktrees", d.name)) {
 			t.Errorf("admin entry .git/worktrees/%s left behind", d.name)
 		}
 	}
 	for _, keep := range []string{wtMain, wt21} {
-		if !exists(s.wt(keep)) || !registered(t, s, s.wt(keep)) {
+		if !testbin.Exists(s.wt(keep)) || !registered(t, s, s.wt(keep)) {
 			t.Errorf("worktree %s was removed; only the stale 2.2 and 2.3 may go", keep)
 		}
 	}
@@ -91,7 +93,7 @@ func TestCleanRecoversExample(t *testing.T) {
 		if err := intactErr(t, s, d, false); err != nil {
 			t.Errorf("after %s:\n%v", cmd, err)
 		}
-		if !exists(filepath.Join(d.path, "build.log")) {
+		if !testbin.Exists(filepath.Join(d.path, "build.log")) {
 			t.Errorf("the ignored build.log was saved but did not come back")
 		}
 	}
@@ -121,7 +123,7 @@ func TestCleanSavesDetachedCommits(t *testing.T) {
 
 	out := mustClean(t, s.root, "--run", run)
 
-	if exists(w) {
+	if testbin.Exists(w) {
 		t.Fatalf("%s still exists: a detached, clean worktree of an unfinished task is stale", w)
 	}
 	fsck := git(t, s.root, "fsck", "--unreachable", "--no-reflogs")
@@ -181,7 +183,7 @@ func TestCleanTaskAndUndo(t *testing.T) {
 	if !reflect.DeepEqual(after, want) {
 		t.Errorf("--task 2.1 touched other branches:\n%s", strings.Join(diffMaps(want, after), "\n"))
 	}
-	if exists(s.wt(wt21)) || registered(t, s, s.wt(wt21)) {
+	if testbin.Exists(s.wt(wt21)) || registered(t, s, s.wt(wt21)) {
 		t.Errorf("the worktree of 2.1 survived --task 2.1")
 	}
 	for _, d := range s.dirty {
@@ -208,12 +210,12 @@ func TestCleanTaskAndUndo(t *testing.T) {
 	}
 
 	allBefore := refs(t, s.root)
-	r := taskclean(s.root, nil, "--run", run, "--undo")
-	if r.code != 0 {
-		t.Fatalf("second --undo: exit %d: %s", r.code, r.stderr)
+	r := testbin.Taskclean(s.root, nil, "--run", run, "--undo")
+	if r.Code != 0 {
+		t.Fatalf("second --undo: exit %d: %s", r.Code, r.Stderr)
 	}
-	if l, ok := lineWith(r.stdout, branch21); !ok || !strings.Contains(l, "already restored") {
-		t.Errorf("second --undo does not say %s is already restored:\n%s", branch21, r.stdout)
+	if l, ok := lineWith(r.Stdout, branch21); !ok || !strings.Contains(l, "already restored") {
+		t.Errorf("second --undo does not say %s is already restored:\n%s", branch21, r.Stdout)
 	}
 	if got := refs(t, s.root); !reflect.DeepEqual(got, allBefore) {
 		t.Errorf("second --undo changed refs:\n%s", strings.Join(diffMaps(allBefore, got), "\n"))
@@ -252,7 +254,7 @@ func TestCleanAll(t *testing.T) {
 		t.Errorf("worktrees after --all: %q, want %q", paths, wantPaths)
 	}
 	for _, name := range []string{wtMain, wt21, wt22, wt23} {
-		if exists(s.wt(name)) {
+		if testbin.Exists(s.wt(name)) {
 			t.Errorf("%s still exists after --all", name)
 		}
 	}
@@ -366,7 +368,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 		if d := diffMaps(before.files, after.files); len(d) > 0 {
 			t.Errorf("%s changed files:\n%s", name, strings.Join(d, "\n"))
 		}
-		if len(savedRefs(t, s.root)) > 0 || exists(lockFile(t, s)) {
+		if len(savedRefs(t, s.root)) > 0 || testbin.Exists(lockFile(t, s)) {
 			t.Errorf("%s saved refs or took the lock", name)
 		}
 	}
@@ -394,7 +396,7 @@ func TestCleanLockedWorktree(t *testing.T) {
 	if err := intactErr(t, s, d22, true); err != nil {
 		t.Errorf("locked worktree touched: %v", err)
 	}
-	if exists(s.wt(wt23)) {
+	if testbin.Exists(s.wt(wt23)) {
 		t.Errorf("the unlocked stale %s was not removed", wt23)
 	}
 	l, ok := lineWith(out, s.rel(wt22))
@@ -415,10 +417,10 @@ func TestCleanMissingDirectory(t *testing.T) {
 	if _, ok := lineWith(out, "prune worktree "+s.rel(wt23)); !ok {
 		t.Errorf("output does not say it pruned %s:\n%s", wt23, out)
 	}
-	if registered(t, s, s.wt(wt23)) || exists(filepath.Join(s.root, ".git", "worktrees", wt23)) {
+	if registered(t, s, s.wt(wt23)) || testbin.Exists(filepath.Join(s.root, ".git", "worktrees", wt23)) {
 		t.Errorf("admin entry of the missing %s is still there", wt23)
 	}
-	if exists(s.wt(wt22)) {
+	if testbin.Exists(s.wt(wt22)) {
 		t.Errorf("%s not removed", wt22)
 	}
 	if _, err := savedSomewhere(t, s, s.dirtyByName(wt22)); err != nil {
@@ -435,7 +437,7 @@ func TestCleanPathWithSpaces(t *testing.T) {
 	before := heads(t, s.root)
 	out := mustClean(t, s.root, "--run", run)
 	for _, d := range s.dirty {
-		if exists(d.path) {
+		if testbin.Exists(d.path) {
 			t.Errorf("%s not removed", d.path)
 		}
 		if _, err := savedSomewhere(t, s, d); err != nil {
@@ -445,7 +447,7 @@ func TestCleanPathWithSpaces(t *testing.T) {
 			t.Errorf("output does not name %q:\n%s", s.rel(d.name), out)
 		}
 	}
-	if !exists(s.wt(wt21)) || !exists(s.wt(wtMain)) {
+	if !testbin.Exists(s.wt(wt21)) || !testbin.Exists(s.wt(wtMain)) {
 		t.Errorf("complete task's or run's own worktree removed")
 	}
 	if got := heads(t, s.root); !reflect.DeepEqual(got, before) {
@@ -505,7 +507,7 @@ func TestCleanOlderThan(t *testing.T) {
 	if !ok || !strings.Contains(l, "skip") || !strings.Contains(l, "--older-than") {
 		t.Errorf("output does not say why the fresh %s stays:\n%s", wt22, out)
 	}
-	if exists(s.wt(wt23)) {
+	if testbin.Exists(s.wt(wt23)) {
 		t.Errorf("%s (unchanged for 3h) was not removed with --older-than 1h:\n%s", wt23, out)
 	}
 	if _, err := savedSomewhere(t, s, s.dirtyByName(wt23)); err != nil {
@@ -539,7 +541,7 @@ func finalOf(t *testing.T, s *scenario) (finalState, []string) {
 		}
 	}
 	for _, d := range s.dirty {
-		if exists(d.path) {
+		if testbin.Exists(d.path) {
 			if err := intactErrIn(t, wts, d, true); err != nil {
 				problems = append(problems, err.Error())
 				f.work[d.name] = "damaged"
@@ -624,8 +626,8 @@ func TestCrashSafety(t *testing.T) {
 					t.Fatalf("still crashing at k=%d: the seam counts more changes than a clean can make", k)
 				}
 				s := newScenario(t, scenarioOpts{})
-				r := taskclean(s.root, []string{"GIT_TASKCLEAN_CRASH_AFTER=" + strconv.Itoa(k)}, args...)
-				if r.code == 0 {
+				r := testbin.Taskclean(s.root, []string{"GIT_TASKCLEAN_CRASH_AFTER=" + strconv.Itoa(k)}, args...)
+				if r.Code == 0 {
 					// k is past the last change: this is a clean that never
 					// crashed, the reference for the reruns.
 					var problems []string
@@ -635,20 +637,20 @@ func TestCrashSafety(t *testing.T) {
 					}
 					break
 				}
-				if r.code != 99 {
-					t.Fatalf("k=%d: exit %d, want 99 (crash) or 0\n%s%s", k, r.code, r.stdout, r.stderr)
+				if r.Code != 99 {
+					t.Fatalf("k=%d: exit %d, want 99 (crash) or 0\n%s%s", k, r.Code, r.Stdout, r.Stderr)
 				}
 				n = k
 				_, problems := finalOf(t, s)
 				for _, p := range problems {
 					t.Errorf("after a crash at change %d: %s", k, p)
 				}
-				if fsck := runGit(s.root, nil, "", "fsck", "--no-progress"); fsck.code != 0 {
-					t.Errorf("after a crash at change %d: git fsck exit %d: %s", k, fsck.code, fsck.stderr)
+				if fsck := testbin.Run(s.root, nil, "git", "fsck", "--no-progress"); fsck.Code != 0 {
+					t.Errorf("after a crash at change %d: git fsck exit %d: %s", k, fsck.Code, fsck.Stderr)
 				}
-				again := taskclean(s.root, nil, args...)
-				if again.code != 0 {
-					t.Errorf("rerun after a crash at change %d: exit %d\n%s%s", k, again.code, again.stdout, again.stderr)
+				again := testbin.Taskclean(s.root, nil, args...)
+				if again.Code != 0 {
+					t.Errorf("rerun after a crash at change %d: exit %d\n%s%s", k, again.Code, again.Stdout, again.Stderr)
 					continue
 				}
 				got, problems := finalOf(t, s)
@@ -714,7 +716,7 @@ func TestConcurrentCleans(t *testing.T) {
 			t.Errorf("rep %d: no clean succeeded", rep)
 		}
 		for _, d := range s.dirty {
-			if exists(d.path) || registered(t, s, d.path) {
+			if testbin.Exists(d.path) || registered(t, s, d.path) {
 				t.Errorf("rep %d: %s still there", rep, d.name)
 			}
 			if _, err := savedSomewhere(t, s, d); err != nil {
@@ -724,8 +726,8 @@ func TestConcurrentCleans(t *testing.T) {
 		if got := heads(t, s.root); !reflect.DeepEqual(got, before) {
 			t.Errorf("rep %d: branches changed:\n%s", rep, strings.Join(diffMaps(before, got), "\n"))
 		}
-		if fsck := runGit(s.root, nil, "", "fsck", "--no-progress"); fsck.code != 0 {
-			t.Errorf("rep %d: git fsck exit %d: %s", rep, fsck.code, fsck.stderr)
+		if fsck := testbin.Run(s.root, nil, "git", "fsck", "--no-progress"); fsck.Code != 0 {
+			t.Errorf("rep %d: git fsck exit %d: %s", rep, fsck.Code, fsck.Stderr)
 		}
 	}
 }
@@ -750,18 +752,18 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--run", run, "stray"}, "stray"},
 	} {
 		name := strings.Join(c.args, " ")
-		r := taskclean(s.root, nil, c.args...)
-		if r.code != 2 {
-			t.Errorf("git taskclean %s: exit %d, want 2\nstdout:\n%s\nstderr:\n%s", name, r.code, r.stdout, r.stderr)
+		r := testbin.Taskclean(s.root, nil, c.args...)
+		if r.Code != 2 {
+			t.Errorf("git taskclean %s: exit %d, want 2\nstdout:\n%s\nstderr:\n%s", name, r.Code, r.Stdout, r.Stderr)
 		}
-		if !strings.HasPrefix(r.stderr, "error: ") || strings.Count(r.stderr, "\n") != 1 || !strings.HasSuffix(r.stderr, "\n") {
-			t.Errorf("git taskclean %s: stderr is not one \"error:\" line: %q", name, r.stderr)
+		if !strings.HasPrefix(r.Stderr, "error: ") || strings.Count(r.Stderr, "\n") != 1 || !strings.HasSuffix(r.Stderr, "\n") {
+			t.Errorf("git taskclean %s: stderr is not one \"error:\" line: %q", name, r.Stderr)
 		}
-		if !strings.Contains(r.stderr, c.says) {
-			t.Errorf("git taskclean %s: message %q does not name %q", name, r.stderr, c.says)
+		if !strings.Contains(r.Stderr, c.says) {
+			t.Errorf("git taskclean %s: message %q does not name %q", name, r.Stderr, c.says)
 		}
-		if r.stdout != "" {
-			t.Errorf("git taskclean %s: wrote to stdout on error: %q", name, r.stdout)
+		if r.Stdout != "" {
+			t.Errorf("git taskclean %s: wrote to stdout on error: %q", name, r.Stdout)
 		}
 		if got := refs(t, s.root); !reflect.DeepEqual(got, beforeRefs) {
 			t.Errorf("git taskclean %s changed refs:\n%s", name, strings.Join(diffMaps(beforeRefs, got), "\n"))
@@ -815,11 +817,11 @@ func TestCleanAfterCrashAtLastChange(t *testing.T) {
 	s := newScenario(t, scenarioOpts{})
 	// The plain clean of the scenario makes 3 changes (see TestCrashSafety):
 	// the save, then one removal per worktree.
-	r := taskclean(s.root, []string{"GIT_TASKCLEAN_CRASH_AFTER=3"}, "--run", run)
-	if r.code != 99 {
-		t.Fatalf("crash at the last change: exit %d, want 99\n%s%s", r.code, r.stdout, r.stderr)
+	r := testbin.Taskclean(s.root, []string{"GIT_TASKCLEAN_CRASH_AFTER=3"}, "--run", run)
+	if r.Code != 99 {
+		t.Fatalf("crash at the last change: exit %d, want 99\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	if exists(s.wt(wt22)) || exists(s.wt(wt23)) {
+	if testbin.Exists(s.wt(wt22)) || testbin.Exists(s.wt(wt23)) {
 		t.Fatalf("setup: the crash was meant to come after both removals")
 	}
 	var crashed string
@@ -867,7 +869,7 @@ func TestCleanRacingAnotherClean(t *testing.T) {
 	}
 	// B runs the binary directly: git's dispatch would put its exec-path (and
 	// the real git) ahead of the wrapper on PATH.
-	b := exec.Command(filepath.Join(binDir, "git-taskclean"), "--run", run)
+	b := exec.Command(filepath.Join(testbin.BinDir(), "git-taskclean"), "--run", run)
 	b.Dir = s.root
 	b.Env = append(os.Environ(), "PATH="+wrap+string(os.PathListSeparator)+os.Getenv("PATH"), "TASKCLEAN_GATE="+gate)
 	var bout, berr bytes.Buffer
@@ -878,7 +880,7 @@ func TestCleanRacingAnotherClean(t *testing.T) {
 	release := func() { os.WriteFile(filepath.Join(gate, "go"), nil, 0o644) }
 	defer release()
 	deadline := time.Now().Add(60 * time.Second)
-	for !exists(filepath.Join(gate, "reached")) {
+	for !testbin.Exists(filepath.Join(gate, "reached")) {
 		if time.Now().After(deadline) {
 			release()
 			b.Wait()
@@ -886,7 +888,7 @@ func TestCleanRacingAnotherClean(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	a := taskclean(s.root, nil, "--run", run)
+	a := testbin.Taskclean(s.root, nil, "--run", run)
 	release()
 	bErr := b.Wait()
 	bCode := 0
@@ -903,13 +905,13 @@ func TestCleanRacingAnotherClean(t *testing.T) {
 		t.Errorf("clean %s: exit %d; want 0, or 2 refused by the lock\nstdout:\n%s\nstderr:\n%s", who, code, stdout, stderr)
 		return false
 	}
-	aOK := okOrLocked("A (ran while B was paused)", a.code, a.stdout, a.stderr)
+	aOK := okOrLocked("A (ran while B was paused)", a.Code, a.Stdout, a.Stderr)
 	bOK := okOrLocked("B (paused after reading the state)", bCode, bout.String(), berr.String())
 	if !aOK && !bOK {
 		t.Errorf("neither clean did the work")
 	}
 	for _, d := range s.dirty {
-		if exists(d.path) {
+		if testbin.Exists(d.path) {
 			t.Errorf("%s still there", d.name)
 		}
 		if _, err := savedSomewhere(t, s, d); err != nil {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // TestRestoreSaveOfEarlierVersion: a worktree saved by an earlier version
@@ -28,16 +30,16 @@ func TestRestoreSaveOfEarlierVersion(t *testing.T) {
 	if err := os.WriteFile(idx, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	indexTree := strings.TrimSpace(runGit(d.path, env, "", "write-tree").stdout)
-	runGit(d.path, env, "", "add", "--update", "--", ".")
-	workTree := strings.TrimSpace(runGit(d.path, env, "", "write-tree").stdout)
+	indexTree := strings.TrimSpace(testbin.Run(d.path, env, "git", "write-tree").Stdout)
+	testbin.Run(d.path, env, "git", "add", "--update", "--", ".")
+	workTree := strings.TrimSpace(testbin.Run(d.path, env, "git", "write-tree").Stdout)
 	uidx := t.TempDir() + "/u"
 	var names []string
 	for p := range d.untracked {
 		names = append(names, p)
 	}
-	runGit(d.path, []string{"GIT_INDEX_FILE=" + uidx}, strings.Join(names, "\x00")+"\x00", "update-index", "--add", "-z", "--stdin")
-	uTree := strings.TrimSpace(runGit(d.path, []string{"GIT_INDEX_FILE=" + uidx}, "", "write-tree").stdout)
+	testbin.RunStdin(d.path, []string{"GIT_INDEX_FILE=" + uidx}, strings.Join(names, "\x00")+"\x00", "git", "update-index", "--add", "-z", "--stdin")
+	uTree := strings.TrimSpace(testbin.Run(d.path, []string{"GIT_INDEX_FILE=" + uidx}, "git", "write-tree").Stdout)
 	msg := "taskclean " + run + ": worktree " + wt22 + "\n\npath " + strconv.Quote(d.path) + "\nhead " + d.head + "\n"
 	u := strings.TrimSpace(git(t, s.root, "commit-tree", uTree, "-m", "untracked files on "+msg))
 	ic := strings.TrimSpace(git(t, s.root, "commit-tree", indexTree, "-p", d.head, "-m", "index on "+msg))

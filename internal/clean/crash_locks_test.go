@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // TestCleanRemovesOwnEmptyLock: a clean killed inside its save transaction
@@ -14,9 +16,9 @@ import (
 func TestCleanRemovesOwnEmptyLock(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
-	r := taskclean(s.root, []string{"GIT_TASKCLEAN_CRASH_IN_TXN=1"}, "--run", run)
-	if r.code != 99 {
-		t.Fatalf("crash in the save transaction: exit %d, want 99\n%s%s", r.code, r.stdout, r.stderr)
+	r := testbin.Taskclean(s.root, []string{"GIT_TASKCLEAN_CRASH_IN_TXN=1"}, "--run", run)
+	if r.Code != 99 {
+		t.Fatalf("crash in the save transaction: exit %d, want 99\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	var locks []string
 	filepath.Walk(filepath.Join(s.root, ".git", "refs"), func(p string, fi os.FileInfo, err error) error {
@@ -34,12 +36,12 @@ func TestCleanRemovesOwnEmptyLock(t *testing.T) {
 	}
 	out := mustClean(t, s.root, "--run", run)
 	for _, l := range locks {
-		if exists(l) {
+		if testbin.Exists(l) {
 			t.Errorf("the rerun left %s:\n%s", l, out)
 		}
 	}
 	for _, d := range s.dirty {
-		if exists(d.path) {
+		if testbin.Exists(d.path) {
 			t.Errorf("the rerun did not finish: %s is still there:\n%s", d.path, out)
 		}
 	}
@@ -63,13 +65,13 @@ func TestCleanMarkLeftByKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := mustClean(t, s.root, "--run", run)
-	if exists(tmp) {
+	if testbin.Exists(tmp) {
 		t.Errorf("the rerun left the interrupted clean's mark %s", tmp)
 	}
-	if exists(d.path) {
+	if testbin.Exists(d.path) {
 		t.Errorf("the rerun did not remove %s:\n%s", d.path, out)
 	}
-	if exists(filepath.Join(admin, "locked")) || !exists(s.wt(wt21)) {
+	if testbin.Exists(filepath.Join(admin, "locked")) || !testbin.Exists(s.wt(wt21)) {
 		t.Errorf("the kept worktree %s was locked or removed:\n%s", wt21, out)
 	}
 }

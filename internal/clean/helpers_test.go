@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 const run = "x1y2z3"
@@ -27,166 +29,39 @@ const run = "x1y2z3"
 // of a crashed-then-rerun clean can be compared with one that never crashed.
 const fixedDate = "2026-01-01T00:00:00Z"
 
-func TestMain(m *testing.M) { os.Exit(testMain(m)) }
-
-func testMain(m *testing.M) int {
-	var err error
-	if realGit, err = exec.LookPath("git"); err != nil {
-		fmt.Fprintln(os.Stderr, "git not installed: skipping the git-taskclean tests")
-		return 0
-	}
-	tmp, err := os.MkdirTemp("", "taskclean-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(tmp)
-	templateDir = filepath.Join(tmp, "templates")
-
-	// Build before HOME moves: the Go build cache lives under the real HOME.
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil || strings.TrimSpace(string(gomod)) == "" || strings.TrimSpace(string(gomod)) == os.DevNull {
-		fmt.Fprintf(os.Stderr, "cannot find the module root (go env GOMOD): %v\n", err)
-		return 1
-	}
-	bin := filepath.Join(tmp, "bin")
-	binDir = bin
-	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./cmd/...")
-	build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build ./cmd/...: %v\n%s", err, out)
-		return 1
-	}
-	if _, err := os.Stat(filepath.Join(bin, "git-taskclean")); err != nil {
-		fmt.Fprintf(os.Stderr, "go build did not produce git-taskclean: %v\n", err)
-		return 1
-	}
-
-	home := filepath.Join(tmp, "home")
-	if err := os.MkdirAll(filepath.Join(home, ".config"), 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	gitconfig := "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n" +
-		"[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
-		"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CEILING_DIRECTORIES",
-		"GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
-		"GIT_TASKCLEAN_CRASH_AFTER", "GIT_TASKRESUME_TRACE", "GIT_OPTIONAL_LOCKS", "GIT_EXEC_PATH"} {
-		os.Unsetenv(k)
-	}
-	for k, v := range map[string]string{
-		"PATH":                bin + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"HOME":                home,
-		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
-		"GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME":     "Agent",
-		"GIT_AUTHOR_EMAIL":    "agent@example.com",
-		"GIT_COMMITTER_NAME":  "Agent",
-		"GIT_COMMITTER_EMAIL": "agent@example.com",
-		"GIT_AUTHOR_DATE":     fixedDate,
-		"GIT_COMMITTER_DATE":  fixedDate,
-		"GIT_TERMINAL_PROMPT": "0",
-		"NO_COLOR":            "1",
-		"LC_ALL":              "C",
-		"TZ":                  "UTC",
-	} {
-		os.Setenv(k, v)
-	}
-	return m.Run()
+func TestMain(m *testing.M) {
+	os.Exit(testbin.Main(m, testbin.Options{Date: fixedDate, Setup: func(scratch string) error {
+		templateDir = filepath.Join(scratch, "templates")
+		var err error
+		realGit, err = exec.LookPath("git")
+		return err
+	}}))
 }
 
 // ---- running git and git taskclean ----
 
-type result struct {
-	stdout, stderr string
-	code           int
-}
-
-// run runs git in dir with extra environment and input; it never fails the
-// test by itself.
-func runGit(dir string, env []string, stdin string, args ...string) result {
-	return runCmd("git", dir, env, stdin, args...)
-}
-
-// runCmd runs a program in dir with extra environment and stdin, and
-// returns what it printed and its exit code (-1 when it could not start).
-func runCmd(prog, dir string, env []string, stdin string, args ...string) result {
-	cmd := exec.Command(prog, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if err != nil {
-		code = -1
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else {
-			stderr.WriteString(err.Error())
-		}
-	}
-	return result{stdout.String(), stderr.String(), code}
-}
-
-// git runs git in dir and returns its standard output; a failure ends the
-// test. Reads use GIT_OPTIONAL_LOCKS=0 so that the tests themselves never
-// refresh an index they are watching.
+// git runs git in dir and returns its standard output as printed; a failure
+// ends the test. Reads use GIT_OPTIONAL_LOCKS=0 so that the tests themselves
+// never refresh an index they are watching.
 func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	r := runGit(dir, []string{"GIT_OPTIONAL_LOCKS=0"}, "", args...)
-	if r.code != 0 {
-		t.Fatalf("git %s (in %s): exit %d\n%s", strings.Join(args, " "), dir, r.code, r.stderr)
-	}
-	return r.stdout
+	return testbin.Must(t, testbin.Run(dir, []string{"GIT_OPTIONAL_LOCKS=0"}, "git", args...)).Stdout
 }
 
+// gitIn runs git in dir with stdin as its input and returns its standard
+// output as printed; a failure ends the test.
 func gitIn(t testing.TB, dir, stdin string, args ...string) string {
 	t.Helper()
-	r := runGit(dir, nil, stdin, args...)
-	if r.code != 0 {
-		t.Fatalf("git %s (in %s): exit %d\n%s", strings.Join(args, " "), dir, r.code, r.stderr)
-	}
-	return r.stdout
-}
-
-// taskclean runs `git taskclean ARGS` in dir through git's dispatch.
-func taskclean(dir string, env []string, args ...string) result {
-	return runGit(dir, env, "", append([]string{"taskclean"}, args...)...)
+	return testbin.Must(t, testbin.RunStdin(dir, nil, stdin, "git", args...)).Stdout
 }
 
 // mustClean runs git taskclean and requires exit 0.
 func mustClean(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	r := taskclean(dir, nil, args...)
-	if r.code != 0 {
-		t.Fatalf("git taskclean %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
-	}
-	return r.stdout
+	return testbin.Must(t, testbin.Taskclean(dir, nil, args...)).Stdout
 }
 
 // ---- the scenario ----
-
-const planText = "# Implementation Plan\n\n" +
-	"Run ID: " + run + "\n\n" +
-	"## Phase 1: Setup (Sequential)\n\n" +
-	"### Task 1.1: Create database schema (M - 1h)\n- Files: `db/schema.sql`\n\n" +
-	"### Task 1.2: Install dependencies (S - 0.5h)\n- Files: `package.json`\n\n" +
-	"## Phase 2: Core Logic (Parallel)\n\n" +
-	"### Task 2.1: User service (M - 2h)\n- Files: `src/services/user-service.ts`\n\n" +
-	"### Task 2.2: Product service (M - 2h)\n- Files: `src/services/product-service.ts`\n\n" +
-	"### Task 2.3: Order service (M - 2.5h)\n- Files: `src/services/order-service.ts`\n\n" +
-	"## Phase 3: Integration (Sequential)\n\n" +
-	"### Task 3.1: API integration tests (L - 3h)\n- Files: `tests/integration/api.test.ts`\n\n" +
-	"### Task 3.2: E2E tests (L - 3h)\n- Files: `tests/e2e/workflows.test.ts`\n"
 
 const (
 	branch11   = run + "-task-1-1-create-database-schema"
@@ -243,13 +118,7 @@ func (s *scenario) dirtyByName(name string) *dirtyWT {
 func writeFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for p, c := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testbin.WriteFile(t, filepath.Join(dir, p), c)
 	}
 }
 
@@ -262,9 +131,8 @@ func sortedKeys(m map[string]string) []string {
 	return ks
 }
 
-// binDir holds the freshly built git-taskclean and git-taskresume; realGit
-// is the git binary found on PATH.
-var binDir, realGit string
+// realGit is the git binary found on PATH.
+var realGit string
 
 // templateDir holds one built scenario per option set; tests get copies.
 var templateDir string
@@ -377,7 +245,7 @@ func buildScenario(t testing.TB, base string, o scenarioOpts) *scenario {
 		exclude += s.wtDir + "/\n"
 	}
 	writeFiles(t, root, map[string]string{
-		"specs/" + run + "/plan.md": planText,
+		"specs/" + run + "/plan.md": testbin.SevenTaskPlan(run),
 		".gitignore":                "*.log\n",
 		"README.md":                 readme,
 		".git/info/exclude":         exclude,
@@ -552,11 +420,6 @@ func registered(t testing.TB, s *scenario, path string) bool {
 	return false
 }
 
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
-}
-
 type object struct {
 	oid, typ, content string
 	missing           bool
@@ -565,11 +428,11 @@ type object struct {
 // catBatch reads many objects in one `git cat-file --batch`.
 func catBatch(t testing.TB, dir string, specs []string) map[string]object {
 	t.Helper()
-	out := runGit(dir, []string{"GIT_OPTIONAL_LOCKS=0"}, strings.Join(specs, "\n")+"\n", "cat-file", "--batch")
-	if out.code != 0 {
-		t.Fatalf("git cat-file --batch: exit %d: %s", out.code, out.stderr)
+	out := testbin.RunStdin(dir, []string{"GIT_OPTIONAL_LOCKS=0"}, strings.Join(specs, "\n")+"\n", "git", "cat-file", "--batch")
+	if out.Code != 0 {
+		t.Fatalf("git cat-file --batch: exit %d: %s", out.Code, out.Stderr)
 	}
-	r := bufio.NewReader(strings.NewReader(out.stdout))
+	r := bufio.NewReader(strings.NewReader(out.Stdout))
 	res := map[string]object{}
 	for _, spec := range specs {
 		header, err := r.ReadString('\n')
@@ -657,7 +520,7 @@ func intactErr(t testing.TB, s *scenario, d *dirtyWT, withIgnored bool) error {
 // intactErrIn is intactErr with the worktree list already read.
 func intactErrIn(t testing.TB, wts []wtEntry, d *dirtyWT, withIgnored bool) error {
 	t.Helper()
-	if !exists(d.path) {
+	if !testbin.Exists(d.path) {
 		return fmt.Errorf("%s is gone", d.path)
 	}
 	var errs []string
@@ -745,11 +608,11 @@ func reachableFrom(t testing.TB, dir string, all map[string]string, commits []st
 	}
 	seen := map[string]bool{}
 	if len(tips) > 0 {
-		out := runGit(dir, []string{"GIT_OPTIONAL_LOCKS=0"}, strings.Join(tips, "\n")+"\n", "rev-list", "--stdin")
-		if out.code != 0 {
-			t.Fatalf("rev-list: %s", out.stderr)
+		out := testbin.RunStdin(dir, []string{"GIT_OPTIONAL_LOCKS=0"}, strings.Join(tips, "\n")+"\n", "git", "rev-list", "--stdin")
+		if out.Code != 0 {
+			t.Fatalf("rev-list: %s", out.Stderr)
 		}
-		for _, l := range strings.Fields(out.stdout) {
+		for _, l := range strings.Fields(out.Stdout) {
 			seen[l] = true
 		}
 	}

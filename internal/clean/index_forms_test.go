@@ -2,6 +2,8 @@ package clean_test
 
 import (
 	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // TestCleanSplitIndex: with core.splitIndex (and an fsmonitor setting that
@@ -19,7 +21,7 @@ func TestCleanSplitIndex(t *testing.T) {
 	out := mustClean(t, s.root, "--run", run)
 	saved := savedRefs(t, s.root)
 	for _, d := range s.dirty {
-		if exists(d.path) {
+		if testbin.Exists(d.path) {
 			t.Errorf("%s kept with a split index:\n%s", d.name, out)
 			continue
 		}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // TestCleanPartialFailureSaysWhatItDid: --task 2.1 while another git holds
@@ -19,18 +21,18 @@ func TestCleanPartialFailureSaysWhatItDid(t *testing.T) {
 	if err := os.WriteFile(lock, []byte(s.tips[branch21]+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := taskclean(s.root, nil, "--run", run, "--task", "2.1")
-	if r.code != 3 {
-		t.Fatalf("exit %d, want 3 (failed after changing something)\n%s%s", r.code, r.stdout, r.stderr)
+	r := testbin.Taskclean(s.root, nil, "--run", run, "--task", "2.1")
+	if r.Code != 3 {
+		t.Fatalf("exit %d, want 3 (failed after changing something)\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	if _, ok := lineWith(r.stdout, "remove worktree "+s.rel(wt21)); !ok {
-		t.Errorf("stdout does not say the worktree was removed:\n%s", r.stdout)
+	if _, ok := lineWith(r.Stdout, "remove worktree "+s.rel(wt21)); !ok {
+		t.Errorf("stdout does not say the worktree was removed:\n%s", r.Stdout)
 	}
-	if _, ok := lineWith(r.stdout, "save branch "+branch21); !ok {
-		t.Errorf("stdout does not say where the branch was saved:\n%s", r.stdout)
+	if _, ok := lineWith(r.Stdout, "save branch "+branch21); !ok {
+		t.Errorf("stdout does not say where the branch was saved:\n%s", r.Stdout)
 	}
-	if ls := lines(r.stderr); len(ls) != 1 || !strings.HasPrefix(ls[0], "error: ") || !strings.Contains(ls[0], branch21+".lock") || !strings.Contains(ls[0], "ps ") {
-		t.Errorf("stderr is not one error line naming the lock and how to check it:\n%s", r.stderr)
+	if ls := lines(r.Stderr); len(ls) != 1 || !strings.HasPrefix(ls[0], "error: ") || !strings.Contains(ls[0], branch21+".lock") || !strings.Contains(ls[0], "ps ") {
+		t.Errorf("stderr is not one error line naming the lock and how to check it:\n%s", r.Stderr)
 	}
 	if data, err := os.ReadFile(lock); err != nil || string(data) != s.tips[branch21]+"\n" {
 		t.Errorf("the foreign lock was removed or changed (%v)", err)

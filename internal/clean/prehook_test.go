@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // git config taskclean.preRemove runs inside each worktree the clean
@@ -16,13 +18,13 @@ func TestPreRemoveOutputIsSaved(t *testing.T) {
 	git(t, s.root, "config", "taskclean.preRemove",
 		`printf '%s %s\n' "$GIT_TASKCLEAN_RUN" "$GIT_TASKCLEAN_TASK" > flushed.txt; echo "$PWD" >> "$HOOKLOG"`)
 	hookLog := filepath.Join(t.TempDir(), "hook.log")
-	r := taskclean(s.root, []string{"HOOKLOG=" + hookLog}, "--run", run)
-	if r.code != 0 {
-		t.Fatalf("git taskclean: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	r := testbin.Taskclean(s.root, []string{"HOOKLOG=" + hookLog}, "--run", run)
+	if r.Code != 0 {
+		t.Fatalf("git taskclean: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	saved := savedRefs(t, s.root)
 	for _, d := range s.dirty {
-		if exists(d.path) {
+		if testbin.Exists(d.path) {
 			t.Errorf("%s still exists after the clean", d.path)
 		}
 		rs := savedFor(saved, "worktree", d.name)
@@ -63,11 +65,11 @@ func TestPreRemoveFailureKeepsWorktree(t *testing.T) {
 	git(t, s.root, "config", "taskclean.preRemove",
 		`if [ "$GIT_TASKCLEAN_TASK" = "`+keep.task+`" ]; then echo "checking"; echo "cache still uploading" >&2; exit 3; fi`)
 	before := heads(t, s.root)
-	r := taskclean(s.root, nil, "--run", run, "--json")
-	if r.code != 0 {
-		t.Fatalf("git taskclean: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	r := testbin.Taskclean(s.root, nil, "--run", run, "--json")
+	if r.Code != 0 {
+		t.Fatalf("git taskclean: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	if !exists(keep.path) || !registered(t, s, keep.path) {
+	if !testbin.Exists(keep.path) || !registered(t, s, keep.path) {
 		t.Fatalf("%s was removed although its preRemove command failed", keep.path)
 	}
 	wts := worktrees(t, s.root)
@@ -75,23 +77,23 @@ func TestPreRemoveFailureKeepsWorktree(t *testing.T) {
 		t.Error(err)
 	}
 	for _, d := range s.dirty[1:] {
-		if exists(d.path) {
+		if testbin.Exists(d.path) {
 			t.Errorf("%s stayed; only %s's hook failed", d.path, keep.name)
 		}
 	}
-	if !strings.Contains(r.stdout, `"action": "skip_worktree"`) || !strings.Contains(r.stdout, "exit 3: cache still uploading") {
-		t.Errorf("the JSON does not say the worktree stays with the hook's last line:\n%s", r.stdout)
+	if !strings.Contains(r.Stdout, `"action": "skip_worktree"`) || !strings.Contains(r.Stdout, "exit 3: cache still uploading") {
+		t.Errorf("the JSON does not say the worktree stays with the hook's last line:\n%s", r.Stdout)
 	}
 	if after := heads(t, s.root); len(after) != len(before) {
 		t.Errorf("branches changed: %v -> %v", before, after)
 	}
 	// The human output says it too.
 	git(t, s.root, "config", "taskclean.preRemove", `echo "still uploading"; exit 1`)
-	h := taskclean(s.root, nil, "--run", run)
-	if h.code != 0 || !strings.Contains(h.stdout, "exit 1: still uploading") {
-		t.Errorf("human output (exit %d) does not give the hook's last line:\n%s%s", h.code, h.stdout, h.stderr)
+	h := testbin.Taskclean(s.root, nil, "--run", run)
+	if h.Code != 0 || !strings.Contains(h.Stdout, "exit 1: still uploading") {
+		t.Errorf("human output (exit %d) does not give the hook's last line:\n%s%s", h.Code, h.Stdout, h.Stderr)
 	}
-	if !exists(keep.path) {
+	if !testbin.Exists(keep.path) {
 		t.Errorf("%s removed by the second clean, whose hook failed too", keep.path)
 	}
 }
@@ -102,15 +104,15 @@ func TestPreRemoveDryRun(t *testing.T) {
 	s := newScenario(t, scenarioOpts{})
 	marker := filepath.Join(t.TempDir(), "ran")
 	git(t, s.root, "config", "taskclean.preRemove", "touch "+marker)
-	r := taskclean(s.root, nil, "--run", run, "-n", "--json")
-	if r.code != 0 {
-		t.Fatalf("git taskclean -n: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	r := testbin.Taskclean(s.root, nil, "--run", run, "-n", "--json")
+	if r.Code != 0 {
+		t.Fatalf("git taskclean -n: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	if exists(marker) {
+	if testbin.Exists(marker) {
 		t.Error("a dry run ran the preRemove command")
 	}
-	if strings.Count(r.stdout, `"action": "pre_remove"`) != len(s.dirty) {
-		t.Errorf("the dry run does not list the command once per worktree:\n%s", r.stdout)
+	if strings.Count(r.Stdout, `"action": "pre_remove"`) != len(s.dirty) {
+		t.Errorf("the dry run does not list the command once per worktree:\n%s", r.Stdout)
 	}
 }
 
@@ -123,19 +125,19 @@ func TestPreRemoveBadTimeout(t *testing.T) {
 	git(t, s.root, "config", "taskclean.preRemove", "true")
 	git(t, s.root, "config", "taskclean.preRemoveTimeout", "soon")
 	before := heads(t, s.root)
-	r := taskclean(s.root, nil, "--run", run)
-	if r.code != 2 || !strings.HasPrefix(r.stderr, `error: git config taskclean.preRemoveTimeout "soon": want a duration`) {
-		t.Errorf("exit %d, stderr %q; want exit 2 and one error line naming the setting", r.code, r.stderr)
+	r := testbin.Taskclean(s.root, nil, "--run", run)
+	if r.Code != 2 || !strings.HasPrefix(r.Stderr, `error: git config taskclean.preRemoveTimeout "soon": want a duration`) {
+		t.Errorf("exit %d, stderr %q; want exit 2 and one error line naming the setting", r.Code, r.Stderr)
 	}
 	for _, d := range s.dirty {
-		if !exists(d.path) {
+		if !testbin.Exists(d.path) {
 			t.Errorf("%s removed although the clean refused", d.path)
 		}
 	}
 	if len(savedRefs(t, s.root)) != 0 || len(heads(t, s.root)) != len(before) {
 		t.Error("the refused clean changed refs")
 	}
-	if rep := runGit(s.root, nil, "", "taskresume", run); rep.code != 0 {
-		t.Errorf("git taskresume: exit %d, %s; a clean's setting must not stop the report", rep.code, rep.stderr)
+	if rep := testbin.Run(s.root, nil, "git", "taskresume", run); rep.Code != 0 {
+		t.Errorf("git taskresume: exit %d, %s; a clean's setting must not stop the report", rep.Code, rep.Stderr)
 	}
 }

@@ -6,14 +6,16 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // traced runs git taskclean with GIT_TASKRESUME_TRACE and returns the git
 // command lines it ran.
-func traced(t *testing.T, dir string, args ...string) (result, []string) {
+func traced(t *testing.T, dir string, args ...string) (testbin.Result, []string) {
 	t.Helper()
 	trace := filepath.Join(t.TempDir(), "trace")
-	r := taskclean(dir, []string{"GIT_TASKRESUME_TRACE=" + trace}, args...)
+	r := testbin.Taskclean(dir, []string{"GIT_TASKRESUME_TRACE=" + trace}, args...)
 	data, _ := os.ReadFile(trace)
 	var cmds []string
 	for _, l := range strings.Split(string(data), "\n") {
@@ -41,12 +43,12 @@ func countPrefix(cmds []string, prefix string) int {
 func TestCleanReadsStateTwice(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
-	if exists(lockFile(t, s)) {
+	if testbin.Exists(lockFile(t, s)) {
 		t.Fatal("setup: the lock file exists before the first clean")
 	}
 	r, cmds := traced(t, s.root, "--run", run)
-	if r.code != 0 {
-		t.Fatalf("first clean: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	if r.Code != 0 {
+		t.Fatalf("first clean: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	if n := countPrefix(cmds, "git worktree list"); n != 3 {
 		t.Errorf("the first clean read the state %d times, want 3 (before the lock, under it, for the report)", n)
@@ -56,8 +58,8 @@ func TestCleanReadsStateTwice(t *testing.T) {
 	gitIn(t, s.root, "", "worktree", "add", "-q", "--detach", w, s.p2)
 	writeFiles(t, w, map[string]string{"late.txt": "work of a later agent\n"})
 	r, cmds = traced(t, s.root, "--run", run)
-	if r.code != 0 || exists(w) {
-		t.Fatalf("second clean: exit %d, %s exists: %v\n%s%s", r.code, w, exists(w), r.stdout, r.stderr)
+	if r.Code != 0 || testbin.Exists(w) {
+		t.Fatalf("second clean: exit %d, %s exists: %v\n%s%s", r.Code, w, testbin.Exists(w), r.Stdout, r.Stderr)
 	}
 	if n := countPrefix(cmds, "git worktree list"); n != 2 {
 		t.Errorf("the second clean read the state %d times, want 2 (under the lock, for the report):\n%s", n, strings.Join(cmds, "\n"))
@@ -71,12 +73,12 @@ func TestCleanReadsStateTwice(t *testing.T) {
 func TestBadInputBeforeRecovery(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
-	r := taskclean(s.root, []string{"GIT_TASKCLEAN_CRASH_AFTER=1"}, "--run", run)
-	if r.code != 99 {
-		t.Fatalf("crash after the save: exit %d, want 99\n%s%s", r.code, r.stdout, r.stderr)
+	r := testbin.Taskclean(s.root, []string{"GIT_TASKCLEAN_CRASH_AFTER=1"}, "--run", run)
+	if r.Code != 99 {
+		t.Fatalf("crash after the save: exit %d, want 99\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	aside := s.wt(wt22) + ".taskclean-removing"
-	if !exists(aside) {
+	if !testbin.Exists(aside) {
 		t.Fatal("setup: the crash was meant to leave 2.2 aside")
 	}
 	lockBefore, err := os.ReadFile(lockFile(t, s))
@@ -85,11 +87,11 @@ func TestBadInputBeforeRecovery(t *testing.T) {
 	}
 	refsBefore := refs(t, s.root)
 	for _, args := range [][]string{{"--run", run, "--task", "9.9"}, {"--run", run, "--base", "no-such-base"}} {
-		r = taskclean(s.root, nil, args...)
-		if r.code != 2 || !strings.HasPrefix(r.stderr, "error: ") {
-			t.Errorf("%v: exit %d, want 2 with an error line\n%s%s", args, r.code, r.stdout, r.stderr)
+		r = testbin.Taskclean(s.root, nil, args...)
+		if r.Code != 2 || !strings.HasPrefix(r.Stderr, "error: ") {
+			t.Errorf("%v: exit %d, want 2 with an error line\n%s%s", args, r.Code, r.Stdout, r.Stderr)
 		}
-		if !exists(aside) || exists(s.wt(wt22)) {
+		if !testbin.Exists(aside) || testbin.Exists(s.wt(wt22)) {
 			t.Errorf("%v: the interrupted clean's directory was moved back: recovery ran on bad input", args)
 		}
 		if data, _ := os.ReadFile(lockFile(t, s)); string(data) != string(lockBefore) {
@@ -100,7 +102,7 @@ func TestBadInputBeforeRecovery(t *testing.T) {
 		}
 	}
 	out := mustClean(t, s.root, "--run", run)
-	if exists(aside) || exists(s.wt(wt22)) {
+	if testbin.Exists(aside) || testbin.Exists(s.wt(wt22)) {
 		t.Errorf("the good rerun left 2.2:\n%s", out)
 	}
 }

@@ -1,11 +1,12 @@
-// Regression tests for the findings of the code review (commit "Review
-// fixes: ..."): one test per finding, each of which fails on the behaviour
-// before the fixes. They use the scenario and helpers of helpers_test.go and
-// the binaries TestMain builds.
+// Regression tests of git-taskclean and git-taskresume, each guarding against
+// one way they once lost or misread work: a stale save reused, a hook's
+// environment, a late writer, an interrupted clean, odd run ids and branch
+// names, embedded repositories, claims, and a worktree that cannot be saved.
+// They use the scenario and helpers of helpers_test.go and the binaries
+// testbin.Main builds.
 package clean_test
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // ---- helpers of the review tests ----
@@ -57,78 +60,48 @@ func copyDirty(d *dirtyWT) *dirtyWT {
 
 // runBin runs one of the built binaries directly (not through git's
 // dispatch), in dir, with extra environment.
-func runBin(dir string, env []string, name string, args ...string) result {
-	return runCmd(filepath.Join(binDir, name), dir, env, "", args...)
-}
-
-// taskresume runs `git taskresume ARGS` in dir through git's dispatch.
-func taskresume(dir string, env []string, args ...string) result {
-	return runGit(dir, env, "", append([]string{"taskresume"}, args...)...)
+func runBin(dir string, env []string, name string, args ...string) testbin.Result {
+	return testbin.Run(dir, env, filepath.Join(testbin.BinDir(), name), args...)
 }
 
 // oneErrorLine checks that r is a usage failure: exit 2, nothing on stdout,
 // one "error:" line on stderr holding every word of says.
-func oneErrorLine(t *testing.T, what string, r result, says ...string) {
+func oneErrorLine(t *testing.T, what string, r testbin.Result, says ...string) {
 	t.Helper()
-	if r.code != 2 {
-		t.Errorf("%s: exit %d, want 2\nstdout:\n%s\nstderr:\n%s", what, r.code, r.stdout, r.stderr)
+	if r.Code != 2 {
+		t.Errorf("%s: exit %d, want 2\nstdout:\n%s\nstderr:\n%s", what, r.Code, r.Stdout, r.Stderr)
 	}
-	if !strings.HasPrefix(r.stderr, "error: ") || strings.Count(r.stderr, "\n") != 1 || !strings.HasSuffix(r.stderr, "\n") {
-		t.Errorf("%s: stderr is not one \"error:\" line: %q", what, r.stderr)
+	if !strings.HasPrefix(r.Stderr, "error: ") || strings.Count(r.Stderr, "\n") != 1 || !strings.HasSuffix(r.Stderr, "\n") {
+		t.Errorf("%s: stderr is not one \"error:\" line: %q", what, r.Stderr)
 	}
 	for _, s := range says {
-		if !strings.Contains(r.stderr, s) {
-			t.Errorf("%s: message %q does not say %q", what, r.stderr, s)
+		if !strings.Contains(r.Stderr, s) {
+			t.Errorf("%s: message %q does not say %q", what, r.Stderr, s)
 		}
 	}
-	if r.stdout != "" {
-		t.Errorf("%s: wrote to stdout on error: %q", what, r.stdout)
+	if r.Stdout != "" {
+		t.Errorf("%s: wrote to stdout on error: %q", what, r.Stdout)
 	}
 }
 
-// jsonReport is the part of `git taskresume --json` the review tests read.
-type jsonReport struct {
-	Phases []struct {
-		Tasks []struct {
-			ID     string  `json:"id"`
-			Status string  `json:"status"`
-			Branch *string `json:"branch"`
-		} `json:"tasks"`
-	} `json:"phases"`
-	CleanCommand string                       `json:"clean_command"`
-	Problems     []map[string]json.RawMessage `json:"problems"`
-}
+// ---- the regressions ----
 
-func reportJSON(t *testing.T, dir string, args ...string) jsonReport {
-	t.Helper()
-	r := taskresume(dir, nil, append(args, "--json")...)
-	if r.code != 0 {
-		t.Fatalf("git taskresume %s --json: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
-	}
-	var rep jsonReport
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatalf("git taskresume %s --json: %v\n%s", strings.Join(args, " "), err, r.stdout)
-	}
-	return rep
-}
-
-// ---- the findings ----
-
-// TestReviewCrashRerunSavesChangedWorktree (finding 1): a clean killed right
-// after its save transaction, rerun after the worktrees changed, must save
-// them again: the rerun's save holds the new content, not the old save
-// reused because the tracked tree (or HEAD) looked the same.
+// TestReviewCrashRerunSavesChangedWorktree guards against a rerun that reuses
+// an old save: a clean killed right after its save transaction, rerun after
+// the worktrees changed, must save them again. The rerun's save holds the new
+// content, not the old save reused because the tracked tree (or HEAD) looked
+// the same.
 func TestReviewCrashRerunSavesChangedWorktree(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
-	r := taskclean(s.root, []string{"GIT_TASKCLEAN_CRASH_AFTER=1"}, "--run", run)
-	if r.code != 99 {
-		t.Fatalf("crash after the save: exit %d, want 99\n%s%s", r.code, r.stdout, r.stderr)
+	r := testbin.Taskclean(s.root, []string{"GIT_TASKCLEAN_CRASH_AFTER=1"}, "--run", run)
+	if r.Code != 99 {
+		t.Fatalf("crash after the save: exit %d, want 99\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	// The crash came after the save and before any removal: both
 	// directories are still aside, where the clean moved them to stop
 	// writers by path.
-	if !exists(s.wt(wt22)+".taskclean-removing") || !exists(s.wt(wt23)+".taskclean-removing") {
+	if !testbin.Exists(s.wt(wt22)+".taskclean-removing") || !testbin.Exists(s.wt(wt23)+".taskclean-removing") {
 		t.Fatalf("setup: the crash was meant to come before any removal")
 	}
 
@@ -152,7 +125,7 @@ func TestReviewCrashRerunSavesChangedWorktree(t *testing.T) {
 
 	saved := savedRefs(t, s.root)
 	for _, d := range []*dirtyWT{d22, d23} {
-		if exists(d.path) || exists(d.path+".taskclean-removing") {
+		if testbin.Exists(d.path) || testbin.Exists(d.path+".taskclean-removing") {
 			t.Errorf("%s still exists after the rerun:\n%s", d.name, out)
 		}
 		ref, ok := savedAs(out, s.rel(d.name))
@@ -171,12 +144,13 @@ func TestReviewCrashRerunSavesChangedWorktree(t *testing.T) {
 	}
 }
 
-// TestReviewCleanUnderHookEnv (finding 2): with GIT_DIR and GIT_INDEX_FILE of
-// the main worktree in the environment (as inside a git hook), the clean
-// must still read each linked worktree's own status, and save its staged
-// and unstaged changes before removing it. The sharpest case is the 3.1
-// worktree: its files equal the main worktree's index, so read through that
-// index it looks clean, yet its own index holds a staged change (MM).
+// TestReviewCleanUnderHookEnv guards against reading every worktree through
+// the main worktree's index when a git hook runs the clean: with GIT_DIR and
+// GIT_INDEX_FILE of the main worktree in the environment, the clean must
+// still read each linked worktree's own status, and save its staged and
+// unstaged changes before removing it. The sharpest case is the 3.1 worktree:
+// its files equal the main worktree's index, so read through that index it
+// looks clean, yet its own index holds a staged change (MM).
 func TestReviewCleanUnderHookEnv(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
@@ -195,21 +169,21 @@ func TestReviewCleanUnderHookEnv(t *testing.T) {
 	all := append([]*dirtyWT{d31}, s.dirty...)
 
 	env := []string{"GIT_DIR=" + filepath.Join(s.root, ".git"), "GIT_INDEX_FILE=" + filepath.Join(s.root, ".git", "index")}
-	r := taskclean(s.root, env, "--run", run)
-	if r.code != 0 {
-		t.Fatalf("git taskclean under a hook's environment: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	r := testbin.Taskclean(s.root, env, "--run", run)
+	if r.Code != 0 {
+		t.Fatalf("git taskclean under a hook's environment: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	for _, d := range all {
-		if exists(d.path) {
+		if testbin.Exists(d.path) {
 			if err := intactErr(t, s, d, true); err != nil {
 				t.Errorf("LOST: %v", err)
 			}
-			t.Errorf("%s was not removed:\n%s", d.name, r.stdout)
+			t.Errorf("%s was not removed:\n%s", d.name, r.Stdout)
 			continue
 		}
 		ref, err := savedSomewhere(t, s, d)
 		if err != nil {
-			t.Errorf("LOST: %s removed without its work saved:\n%v\noutput:\n%s", d.name, err, r.stdout)
+			t.Errorf("LOST: %s removed without its work saved:\n%v\noutput:\n%s", d.name, err, r.Stdout)
 			continue
 		}
 		for p, c := range d.staged {
@@ -240,12 +214,12 @@ func lateWriter(t *testing.T) string {
 	return dir
 }
 
-// TestReviewChangedWhileSaved (finding 3): an agent writing by path into a
-// worktree between its save and its removal. The clean has renamed the
-// directory aside before saving it, so such a write fails; a write that
-// succeeded anyway must still be there afterwards, and a branch checked out
-// in a worktree that stays stays too. The binary runs directly, so that the
-// git it finds on PATH is the wrapper.
+// TestReviewChangedWhileSaved guards against losing what an agent writes by
+// path into a worktree between its save and its removal. The clean has
+// renamed the directory aside before saving it, so such a write fails; a
+// write that succeeded anyway must still be there afterwards, and a branch
+// checked out in a worktree that stays stays too. The binary runs directly,
+// so that the git it finds on PATH is the wrapper.
 func TestReviewChangedWhileSaved(t *testing.T) {
 	t.Parallel()
 	check := func(t *testing.T, s *scenario, out, marks string, names []string, branch string) {
@@ -260,7 +234,7 @@ func TestReviewChangedWhileSaved(t *testing.T) {
 		for _, name := range names {
 			late := filepath.Join(s.wt(name), "late-work.txt")
 			if !landed[s.wt(name)] {
-				if exists(late) {
+				if testbin.Exists(late) {
 					t.Errorf("%s exists although the agent's write failed", late)
 				}
 				if _, ok := lineWith(out, "remove worktree "+s.rel(name)); !ok {
@@ -283,10 +257,10 @@ func TestReviewChangedWhileSaved(t *testing.T) {
 		t.Helper()
 		env = append(env, "PATH="+lateWriter(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
 		r := runBin(s.root, env, "git-taskclean", append([]string{"--run", run}, args...)...)
-		if r.code != 0 {
-			t.Fatalf("git-taskclean: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		if r.Code != 0 {
+			t.Fatalf("git-taskclean: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 		}
-		return r.stdout
+		return r.Stdout
 	}
 
 	t.Run("write after the save", func(t *testing.T) {
@@ -309,11 +283,11 @@ func TestReviewChangedWhileSaved(t *testing.T) {
 	})
 }
 
-// TestReviewInterruptedCleanNewStamp (finding 4): a clean after an
-// interrupted one files its saves under a stamp of its own (the stamp's date
-// is what --expire-backups goes by), links it to the interrupted clean, and
-// both survive an expiry that the new stamp is young for; --undo restores
-// the branches of both.
+// TestReviewInterruptedCleanNewStamp guards against an expiry that drops the
+// saves of an interrupted clean: a clean after an interrupted one files its
+// saves under a stamp of its own (the stamp's date is what --expire-backups
+// goes by), links it to the interrupted clean, and both survive an expiry
+// that the new stamp is young for; --undo restores the branches of both.
 func TestReviewInterruptedCleanNewStamp(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
@@ -369,20 +343,21 @@ func TestReviewInterruptedCleanNewStamp(t *testing.T) {
 	}
 }
 
-// TestReviewRunIDWithTask (finding 5): run ids holding "-task-" are refused
-// (run "ab-task-1" would own what reads as task 1 of run "ab"), and a
-// worktree outside the worktree folder whose directory merely starts with
-// "<run>-task-" is not the run's: no clean touches it.
+// TestReviewRunIDWithTask guards against one run taking another's branches
+// and worktrees: run ids holding "-task-" are refused (run "ab-task-1" would
+// own what reads as task 1 of run "ab"), and a worktree outside the worktree
+// folder whose directory merely starts with "<run>-task-" is not the run's:
+// no clean touches it.
 func TestReviewRunIDWithTask(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
 	// A plan for run ab-task-1 exists, so nothing but the id can refuse it.
-	writeFiles(t, s.root, map[string]string{"specs/ab-task-1/plan.md": strings.ReplaceAll(planText, run, "ab-task-1")})
+	writeFiles(t, s.root, map[string]string{"specs/ab-task-1/plan.md": testbin.SevenTaskPlan("ab-task-1")})
 	gitIn(t, s.root, "", "add", "specs")
 	gitIn(t, s.root, "", "commit", "-q", "-m", "plan of ab-task-1")
 	beforeRefs := refs(t, s.root)
-	oneErrorLine(t, "git taskresume ab-task-1", taskresume(s.root, nil, "ab-task-1"), "-task")
-	oneErrorLine(t, "git taskclean --run ab-task-1", taskclean(s.root, nil, "--run", "ab-task-1"), "-task")
+	oneErrorLine(t, "git taskresume ab-task-1", testbin.Taskresume(s.root, nil, "ab-task-1"), "-task")
+	oneErrorLine(t, "git taskclean --run ab-task-1", testbin.Taskclean(s.root, nil, "--run", "ab-task-1"), "-task")
 	if got := refs(t, s.root); !reflect.DeepEqual(got, beforeRefs) {
 		t.Errorf("refused commands changed refs:\n%s", strings.Join(diffMaps(beforeRefs, got), "\n"))
 	}
@@ -404,7 +379,7 @@ func TestReviewRunIDWithTask(t *testing.T) {
 				t.Errorf("git taskclean %s: %s/%s = %q, %v", name, notes, p, b, err)
 			}
 		}
-		if exists(notes) {
+		if testbin.Exists(notes) {
 			if st := git(t, notes, "status", "--porcelain", "--untracked-files=all"); st != status {
 				t.Errorf("git taskclean %s changed %s:\n%s\nwas:\n%s", name, notes, st, status)
 			}
@@ -418,8 +393,8 @@ func TestReviewRunIDWithTask(t *testing.T) {
 	}
 }
 
-// TestReviewEmbeddedRepoUpFront (finding 6): a stale worktree holding an
-// embedded repository (whose history no save can hold) is never removed,
+// TestReviewEmbeddedRepoUpFront guards against deleting history no save can
+// hold: a stale worktree holding an embedded repository is never removed,
 // with --no-backup too, and the dry run says it would be skipped; also when
 // the embedded repository is under an ignored directory.
 func TestReviewEmbeddedRepoUpFront(t *testing.T) {
@@ -462,7 +437,7 @@ func TestReviewEmbeddedRepoUpFront(t *testing.T) {
 	out := mustClean(t, s.root, "--run", run, "--no-backup")
 	for name, rel := range embedded {
 		dir := filepath.Join(s.wt(name), rel)
-		if !exists(s.wt(name)) || !registered(t, s, s.wt(name)) {
+		if !testbin.Exists(s.wt(name)) || !registered(t, s, s.wt(name)) {
 			t.Errorf("LOST: %s (holding the embedded repository %s) was removed with --no-backup:\n%s", name, rel, out)
 			continue
 		}
@@ -484,15 +459,15 @@ func TestReviewEmbeddedRepoUpFront(t *testing.T) {
 	}
 }
 
-// TestReviewClaimedWorktreeNotStale (finding 7): the worktree of a task an
-// orchestrator holds a live claim on is live work: a plain clean leaves it;
-// --task removes it (saved).
+// TestReviewClaimedWorktreeNotStale guards against removing claimed work: the
+// worktree of a task an orchestrator holds a live claim on is live work, so a
+// plain clean leaves it; --task removes it (saved).
 func TestReviewClaimedWorktreeNotStale(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
-	r := taskresume(s.root, nil, run, "--claim", "--as", "orch-a", "--ttl", "2h")
-	if r.code != 0 || strings.TrimSpace(r.stdout) != "2.2" {
-		t.Fatalf("--claim: exit %d, stdout %q, want 2.2\n%s", r.code, r.stdout, r.stderr)
+	r := testbin.Taskresume(s.root, nil, run, "--claim", "--as", "orch-a", "--ttl", "2h")
+	if r.Code != 0 || strings.TrimSpace(r.Stdout) != "2.2" {
+		t.Fatalf("--claim: exit %d, stdout %q, want 2.2\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 	d22 := s.dirtyByName(wt22)
 
@@ -500,12 +475,12 @@ func TestReviewClaimedWorktreeNotStale(t *testing.T) {
 	if err := intactErr(t, s, d22, true); err != nil {
 		t.Errorf("a plain clean touched the worktree of the claimed task 2.2: %v\noutput:\n%s", err, out)
 	}
-	if exists(s.wt(wt23)) {
+	if testbin.Exists(s.wt(wt23)) {
 		t.Errorf("the unclaimed stale %s was not removed:\n%s", wt23, out)
 	}
 
 	out = mustClean(t, s.root, "--run", run, "--task", "2.2")
-	if exists(d22.path) {
+	if testbin.Exists(d22.path) {
 		t.Errorf("--task 2.2 left the claimed task's worktree:\n%s", out)
 	}
 	if _, err := savedSomewhere(t, s, d22); err != nil {
@@ -513,10 +488,11 @@ func TestReviewClaimedWorktreeNotStale(t *testing.T) {
 	}
 }
 
-// TestReviewDefaultClaimHolder (finding 9): two claims without --as, one
-// after the other from one shell script (one parent process), are two
-// holders and get different tasks; --renew and --release without --as are
-// refused with a message that asks for it.
+// TestReviewDefaultClaimHolder guards against two agents sharing a default
+// holder name: two claims without --as, one after the other from one shell
+// script (one parent process), are two holders and get different tasks;
+// --renew and --release without --as are refused with a message that asks for
+// it.
 func TestReviewDefaultClaimHolder(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
@@ -546,7 +522,7 @@ func TestReviewDefaultClaimHolder(t *testing.T) {
 	for _, op := range []string{"renew", "release"} {
 		code, _ := strconv.Atoi(strings.TrimSpace(read(op + ".rc")))
 		oneErrorLine(t, "git-taskresume "+run+" --"+op+" "+a+" (no --as, same script)",
-			result{read(op + ".out"), read(op + ".err"), code}, "--as")
+			testbin.Result{Stdout: read(op + ".out"), Stderr: read(op + ".err"), Code: code}, "--as")
 	}
 	for _, args := range [][]string{{"--renew", "2.1"}, {"--release", "2.1"}} {
 		name := "git-taskresume " + run + " " + strings.Join(args, " ")
@@ -558,18 +534,19 @@ func TestReviewDefaultClaimHolder(t *testing.T) {
 	var got []string
 	for i := 0; i < 2; i++ {
 		r := runBin(s2.root, nil, "git-taskresume", run, "--claim")
-		if r.code != 0 {
-			t.Errorf("unnamed claim %d: exit %d\n%s", i+1, r.code, r.stderr)
+		if r.Code != 0 {
+			t.Errorf("unnamed claim %d: exit %d\n%s", i+1, r.Code, r.Stderr)
 		}
-		got = append(got, strings.TrimSpace(r.stdout))
+		got = append(got, strings.TrimSpace(r.Stdout))
 	}
 	if got[0] == got[1] {
 		t.Errorf("two unnamed claims from one parent process both got %q", got[0])
 	}
 }
 
-// TestReviewUndoKeepsBranchName (finding 10): --undo restores a deleted task
-// branch under exactly its name, "+" included.
+// TestReviewUndoKeepsBranchName guards against a restore under a mangled
+// name: --undo restores a deleted task branch under exactly its name, "+"
+// included.
 func TestReviewUndoKeepsBranchName(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
@@ -587,9 +564,9 @@ func TestReviewUndoKeepsBranchName(t *testing.T) {
 	}
 }
 
-// TestReviewSuggestedCleanKeepsPlan (finding 11): with the plan at a path of
-// its own, the report's suggested clean repeats --plan, and running it
-// removes the stale worktrees.
+// TestReviewSuggestedCleanKeepsPlan guards against a suggested command that
+// cannot find the plan: with the plan at a path of its own, the report's
+// suggested clean repeats --plan, and running it removes the stale worktrees.
 func TestReviewSuggestedCleanKeepsPlan(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
@@ -600,15 +577,15 @@ func TestReviewSuggestedCleanKeepsPlan(t *testing.T) {
 	gitIn(t, s.root, "", "commit", "-q", "-m", "move the plan")
 	const flag = "--plan docs/" + run + "-plan.md"
 
-	r := taskresume(s.root, nil, run, "--plan", "docs/"+run+"-plan.md")
-	if r.code != 0 {
-		t.Fatalf("git taskresume: exit %d\n%s", r.code, r.stderr)
+	r := testbin.Taskresume(s.root, nil, run, "--plan", "docs/"+run+"-plan.md")
+	if r.Code != 0 {
+		t.Fatalf("git taskresume: exit %d\n%s", r.Code, r.Stderr)
 	}
-	l, ok := lineWith(r.stdout, "git taskclean --run "+run)
+	l, ok := lineWith(r.Stdout, "git taskclean --run "+run)
 	if !ok || !strings.Contains(l, flag) {
-		t.Errorf("the report's suggested clean does not repeat %q:\n%s", flag, r.stdout)
+		t.Errorf("the report's suggested clean does not repeat %q:\n%s", flag, r.Stdout)
 	}
-	cmdline := reportJSON(t, s.root, run, "--plan", "docs/"+run+"-plan.md").CleanCommand
+	cmdline := testbin.ReadReport(t, s.root, run, "--plan", "docs/"+run+"-plan.md").CleanCommand
 	if !strings.Contains(cmdline, flag) {
 		t.Errorf("clean_command %q does not repeat %q", cmdline, flag)
 	}
@@ -617,7 +594,7 @@ func TestReviewSuggestedCleanKeepsPlan(t *testing.T) {
 	}
 	sh(t, s.root, cmdline)
 	for _, d := range s.dirty {
-		if exists(d.path) {
+		if testbin.Exists(d.path) {
 			t.Errorf("%s: the suggested %q left the stale %s", d.name, cmdline, d.path)
 		}
 		if _, err := savedSomewhere(t, s, d); err != nil {
@@ -626,9 +603,9 @@ func TestReviewSuggestedCleanKeepsPlan(t *testing.T) {
 	}
 }
 
-// TestReviewTaskBranchWithSlash (finding 12): a task branch with a "/" after
-// the prefix counts: 2.2 with x1y2z3-task-2-2-fix/wip and a commit of its own
-// is completed.
+// TestReviewTaskBranchWithSlash guards against overlooking finished work on a
+// branch with a "/" after the task prefix: 2.2 with x1y2z3-task-2-2-fix/wip
+// and a commit of its own is completed.
 func TestReviewTaskBranchWithSlash(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
@@ -637,7 +614,7 @@ func TestReviewTaskBranchWithSlash(t *testing.T) {
 	c := strings.TrimSpace(gitIn(t, s.root, "", "commit-tree", "-p", s.p2, "-m", "task 2.2: product service", tree))
 	gitIn(t, s.root, "", "branch", name, c)
 
-	rep := reportJSON(t, s.root, run)
+	rep := testbin.ReadReport(t, s.root, run)
 	found := false
 	for _, ph := range rep.Phases {
 		for _, task := range ph.Tasks {
@@ -658,8 +635,9 @@ func TestReviewTaskBranchWithSlash(t *testing.T) {
 	}
 }
 
-// TestReviewProblemsTaskKey (finding 13): every entry of problems[] has a
-// "task" key, "" when the problem is about no one task.
+// TestReviewProblemsTaskKey guards against JSON readers that meet a missing
+// key: every entry of problems[] has a "task" key, "" when the problem is
+// about no one task.
 func TestReviewProblemsTaskKey(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
@@ -669,35 +647,31 @@ func TestReviewProblemsTaskKey(t *testing.T) {
 	gitIn(t, s.root, "", "branch", run+"-task-2-2-b", s.tips[branch21])
 	gitIn(t, s.root, "", "branch", run+"-task-9-9-nothing", s.p2)
 
-	rep := reportJSON(t, s.root, run)
+	rep := testbin.ReadReport(t, s.root, run)
 	if len(rep.Problems) == 0 {
 		t.Fatal("setup: the report has no problems")
 	}
 	empty := 0
 	for _, p := range rep.Problems {
-		raw, ok := p["task"]
-		if !ok {
-			t.Errorf("problem without a \"task\" key: kind %s, message %s", p["kind"], p["message"])
+		if p.Task == nil {
+			t.Errorf("problem without a \"task\" key: kind %s, message %s", p.Kind, p.Message)
 			continue
 		}
-		var task string
-		if err := json.Unmarshal(raw, &task); err != nil {
-			t.Errorf("problem task %s is not a string: %v", raw, err)
-		}
-		if task == "" {
+		if *p.Task == "" {
 			empty++
 		}
 	}
 	if empty == 0 {
-		t.Errorf("no problem with task \"\": the case of the finding is not exercised: %v", rep.Problems)
+		t.Errorf("no problem with task \"\": the case of a problem about no task is not exercised: %v", rep.Problems)
 	}
 }
 
-// TestReviewUnsaveableWorktreeSkipped (finding 14): a worktree that cannot be
-// saved is skipped and named, and the clean goes on: exit 0, the other stale
-// worktree saved and removed. 2.2 cannot be saved because the blob of a
-// file staged there is gone from the object store: git status still reads
-// the worktree (it compares object ids), but the save's write-tree fails.
+// TestReviewUnsaveableWorktreeSkipped guards against both deleting what
+// cannot be saved and giving up on the rest: a worktree that cannot be saved
+// is skipped and named, and the clean goes on: exit 0, the other stale
+// worktree saved and removed. 2.2 cannot be saved because the blob of a file
+// staged there is gone from the object store: git status still reads the
+// worktree (it compares object ids), but the save's write-tree fails.
 func TestReviewUnsaveableWorktreeSkipped(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
@@ -713,24 +687,24 @@ func TestReviewUnsaveableWorktreeSkipped(t *testing.T) {
 		t.Fatalf("setup: git status of %s does not read it:\n%s", wt22, status)
 	}
 
-	r := taskclean(s.root, nil, "--run", run)
-	if r.code != 0 {
-		t.Fatalf("git taskclean with one unsaveable worktree: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	r := testbin.Taskclean(s.root, nil, "--run", run)
+	if r.Code != 0 {
+		t.Fatalf("git taskclean with one unsaveable worktree: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 	}
-	if !exists(w22) || !registered(t, s, w22) {
-		t.Errorf("LOST: %s, which could not be saved, was removed:\n%s", wt22, r.stdout)
+	if !testbin.Exists(w22) || !registered(t, s, w22) {
+		t.Errorf("LOST: %s, which could not be saved, was removed:\n%s", wt22, r.Stdout)
 	} else if st := git(t, w22, "status", "--porcelain", "--untracked-files=all"); st != status {
 		t.Errorf("the unsaveable %s changed:\n%s\nwas:\n%s", wt22, st, status)
 	}
-	if l, ok := lineWith(r.stdout, "skip worktree "+s.rel(wt22)); !ok || !strings.Contains(l, "cannot save it") {
-		t.Errorf("output does not say %s was skipped because it cannot be saved:\n%s", wt22, r.stdout)
+	if l, ok := lineWith(r.Stdout, "skip worktree "+s.rel(wt22)); !ok || !strings.Contains(l, "cannot save it") {
+		t.Errorf("output does not say %s was skipped because it cannot be saved:\n%s", wt22, r.Stdout)
 	}
-	if _, ok := savedAs(r.stdout, s.rel(wt22)); ok {
-		t.Errorf("output claims %s was saved:\n%s", wt22, r.stdout)
+	if _, ok := savedAs(r.Stdout, s.rel(wt22)); ok {
+		t.Errorf("output claims %s was saved:\n%s", wt22, r.Stdout)
 	}
 	d23 := s.dirtyByName(wt23)
-	if exists(d23.path) {
-		t.Errorf("the other stale %s was not removed:\n%s", wt23, r.stdout)
+	if testbin.Exists(d23.path) {
+		t.Errorf("the other stale %s was not removed:\n%s", wt23, r.Stdout)
 	}
 	if _, err := savedSomewhere(t, s, d23); err != nil {
 		t.Error(err)

@@ -1,11 +1,12 @@
 package clean_test
 
 import (
-	"encoding/json"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // duBytes is what du counts for dir, in bytes.
@@ -22,16 +23,6 @@ func duBytes(t *testing.T, dir string) int64 {
 	return n
 }
 
-type sizedResult struct {
-	FreedBytes int64 `json:"freed_bytes"`
-	Actions    []struct {
-		Op    string `json:"action"`
-		Path  string `json:"path"`
-		Bytes int64  `json:"bytes"`
-		Done  bool   `json:"done"`
-	} `json:"actions"`
-}
-
 // The dry run and the clean say what each removed worktree took on disk,
 // as du counts it, and what the clean frees in all; the human output too.
 func TestCleanSaysWhatItFrees(t *testing.T) {
@@ -43,15 +34,13 @@ func TestCleanSaysWhatItFrees(t *testing.T) {
 		want[d.path] = duBytes(t, d.path)
 		total += want[d.path]
 	}
-	check := func(name string, r result, dry bool) {
+	check := func(name string, r testbin.Result, dry bool) {
 		t.Helper()
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d\n%s%s", name, r.code, r.stdout, r.stderr)
+		if r.Code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", name, r.Code, r.Stdout, r.Stderr)
 		}
-		var res sizedResult
-		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
-			t.Fatalf("%s: %v\n%s", name, err, r.stdout)
-		}
+		var res testbin.CleanResult
+		testbin.DecodeJSON(t, r, &res)
 		seen := 0
 		for _, a := range res.Actions {
 			if a.Op != "remove_worktree" {
@@ -66,10 +55,10 @@ func TestCleanSaysWhatItFrees(t *testing.T) {
 			t.Errorf("%s: %d removals, freed_bytes %d; want %d and %d", name, seen, res.FreedBytes, len(s.dirty), total)
 		}
 	}
-	check("dry run", taskclean(s.root, nil, "--run", run, "-n", "--json"), true)
-	human := taskclean(s.root, nil, "--run", run, "-n")
-	if !strings.Contains(human.stdout, "would free ") || !strings.Contains(human.stdout, " KiB)") {
-		t.Errorf("the dry run's output does not give the sizes:\n%s", human.stdout)
+	check("dry run", testbin.Taskclean(s.root, nil, "--run", run, "-n", "--json"), true)
+	human := testbin.Taskclean(s.root, nil, "--run", run, "-n")
+	if !strings.Contains(human.Stdout, "would free ") || !strings.Contains(human.Stdout, " KiB)") {
+		t.Errorf("the dry run's output does not give the sizes:\n%s", human.Stdout)
 	}
-	check("clean", taskclean(s.root, nil, "--run", run, "--json"), false)
+	check("clean", testbin.Taskclean(s.root, nil, "--run", run, "--json"), false)
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // ---------------------------------------------------------------------------
@@ -72,8 +74,8 @@ func crashRepo(t testing.TB, initArgs ...string) string {
 	commitOnBranch(t, dir, br11, "main", "db/schema.sql", "create table t;\n")
 	wt := filepath.Join(dir, ".worktrees", "x1-task-1-2")
 	addWorktree(t, dir, wt, br12, "main")
-	writeFile(t, filepath.Join(wt, "src", "app.txt"), "app\nchanged by the agent\n")
-	writeFile(t, filepath.Join(wt, "notes.txt"), "untracked work\n")
+	testbin.WriteFile(t, filepath.Join(wt, "src", "app.txt"), "app\nchanged by the agent\n")
+	testbin.WriteFile(t, filepath.Join(wt, "notes.txt"), "untracked work\n")
 	return dir
 }
 
@@ -104,7 +106,7 @@ func TestBadRunIDs(t *testing.T) {
 			t.Fatalf("control %s: want exit 0", r)
 		}
 	}
-	assertUnchanged(t, dir, before, result{Args: []string{"control"}})
+	assertUnchanged(t, dir, before, testbin.Result{Args: []string{"control"}})
 
 	for _, c := range badRunIDs {
 		t.Run(c.name, func(t *testing.T) {
@@ -123,7 +125,7 @@ func TestBadRunIDs(t *testing.T) {
 			// An id that looks like an option must not have been handed to
 			// git: no file named after its value appears anywhere.
 			for _, p := range []string{filepath.Join(dir, "x"), filepath.Join(dir, ".git", "x")} {
-				if exists(p) {
+				if testbin.Exists(p) {
 					t.Errorf("%s exists after run id %q", p, c.id)
 				}
 			}
@@ -192,13 +194,15 @@ func TestUsage(t *testing.T) {
 func TestSnapshotSeesChanges(t *testing.T) {
 	t.Parallel()
 	changes := map[string]func(t *testing.T, dir string){
-		"a new branch":         func(t *testing.T, dir string) { git(t, dir, "branch", "x1-task-2-1-new") },
-		"a moved branch":       func(t *testing.T, dir string) { commitOnBranch(t, dir, br11, "main", "z", "z\n") },
-		"a backup ref":         func(t *testing.T, dir string) { git(t, dir, "update-ref", "refs/taskclean/x1/s/branch/b", "main") },
-		"a removed worktree":   func(t *testing.T, dir string) { git(t, dir, "worktree", "remove", "--force", ".worktrees/x1-task-1-2") },
-		"a lock file":          func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, ".git", "taskclean-x1.lock"), "") },
-		"a new file":           func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "x"), "") },
-		"a changed file":       func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "src", "app.txt"), "other\n") },
+		"a new branch":       func(t *testing.T, dir string) { git(t, dir, "branch", "x1-task-2-1-new") },
+		"a moved branch":     func(t *testing.T, dir string) { commitOnBranch(t, dir, br11, "main", "z", "z\n") },
+		"a backup ref":       func(t *testing.T, dir string) { git(t, dir, "update-ref", "refs/taskclean/x1/s/branch/b", "main") },
+		"a removed worktree": func(t *testing.T, dir string) { git(t, dir, "worktree", "remove", "--force", ".worktrees/x1-task-1-2") },
+		"a lock file": func(t *testing.T, dir string) {
+			testbin.WriteFile(t, filepath.Join(dir, ".git", "taskclean-x1.lock"), "")
+		},
+		"a new file":           func(t *testing.T, dir string) { testbin.WriteFile(t, filepath.Join(dir, "x"), "") },
+		"a changed file":       func(t *testing.T, dir string) { testbin.WriteFile(t, filepath.Join(dir, "src", "app.txt"), "other\n") },
 		"a worktree locked":    func(t *testing.T, dir string) { git(t, dir, "worktree", "lock", ".worktrees/x1-task-1-2") },
 		"a detached main HEAD": func(t *testing.T, dir string) { git(t, dir, "checkout", "-q", "--detach") },
 	}
@@ -242,7 +246,7 @@ func TestOptionInjection(t *testing.T) {
 		r := run(t, dir, c.args...)
 		assertBadInput(t, r, c.want)
 		assertUnchanged(t, dir, before, r)
-		if exists(evil) {
+		if testbin.Exists(evil) {
 			t.Fatalf("%s\n%s was created: a user-given name reached git as an option", r, evil)
 		}
 	}
@@ -361,7 +365,7 @@ func TestPlanSources(t *testing.T) {
 	// A broken plan read from a commit names REV:PATH and the line.
 	t.Run("broken plan in a commit", func(t *testing.T) {
 		d := newRepo(t)
-		writeFile(t, filepath.Join(d, "specs", "x1", "plan.md"), "Run ID: x1\n## Phase 1: A (Sequential)\n### Task 1.1: One\n### Task 1.1: Two\n")
+		testbin.WriteFile(t, filepath.Join(d, "specs", "x1", "plan.md"), "Run ID: x1\n## Phase 1: A (Sequential)\n### Task 1.1: One\n### Task 1.1: Two\n")
 		git(t, d, "commit", "-q", "-am", "break the plan")
 		b := snapshot(t, d)
 		r := run(t, d, "taskresume", run1, "--plan", "main:specs/x1/plan.md")
@@ -373,7 +377,7 @@ func TestPlanSources(t *testing.T) {
 func writePlan(t testing.TB, content string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "plan.md")
-	writeFile(t, p, content)
+	testbin.WriteFile(t, p, content)
 	return p
 }
 
@@ -405,8 +409,8 @@ func TestPlanLarge(t *testing.T) {
 		if rep.TotalTasks != 5000 || rep.PhasesTotal != 50 {
 			t.Errorf("total_tasks %d, phases_total %d; want 5000 and 50", rep.TotalTasks, rep.PhasesTotal)
 		}
-		if rep.CompletedTasks != 2 || rep.taskStatus("1.2") != "completed" {
-			t.Errorf("completed_tasks %d (1.2: %s); want 2 (1.1 and 1.2)", rep.CompletedTasks, rep.taskStatus("1.2"))
+		if rep.CompletedTasks != 2 || rep.TaskStatus("1.2") != "completed" {
+			t.Errorf("completed_tasks %d (1.2: %s); want 2 (1.1 and 1.2)", rep.CompletedTasks, rep.TaskStatus("1.2"))
 		}
 
 		start = time.Now()
@@ -424,7 +428,7 @@ func TestPlanLarge(t *testing.T) {
 		if !res.DryRun {
 			t.Error("dry_run false in a dry run")
 		}
-		assertUnchanged(t, dir, before, result{Args: []string{"taskclean", "--dry-run"}})
+		assertUnchanged(t, dir, before, testbin.Result{Args: []string{"taskclean", "--dry-run"}})
 	})
 
 	t.Run("1 MiB prose line", func(t *testing.T) {
@@ -432,8 +436,8 @@ func TestPlanLarge(t *testing.T) {
 		dir := crashRepo(t)
 		p := writePlan(t, "Run ID: x1\n\n"+strings.Repeat("lorem ipsum ", (1<<20)/12)+"\n\n## Phase 1: A (Sequential)\n### Task 1.1: Create schema\n### Task 1.2: Two\n")
 		rep := report(t, dir, "--plan", p)
-		if rep.TotalTasks != 2 || rep.taskStatus("1.1") != "completed" {
-			t.Errorf("total_tasks %d, 1.1 %s; want 2 and completed", rep.TotalTasks, rep.taskStatus("1.1"))
+		if rep.TotalTasks != 2 || rep.TaskStatus("1.1") != "completed" {
+			t.Errorf("total_tasks %d, 1.1 %s; want 2 and completed", rep.TotalTasks, rep.TaskStatus("1.1"))
 		}
 	})
 
@@ -443,8 +447,8 @@ func TestPlanLarge(t *testing.T) {
 		p := writePlan(t, "Run ID: x1\n## Phase 1: A (Sequential)\n### Task 1.1: Create schema\n### Task 1.3: "+strings.Repeat("T", 1<<20)+"\n")
 		before := snapshot(t, dir)
 		rep := report(t, dir, "--plan", p)
-		if rep.TotalTasks != 2 || rep.taskStatus("1.3") != "pending" || rep.taskStatus("1.1") != "completed" {
-			t.Errorf("total_tasks %d, 1.1 %s, 1.3 %s; want 2, completed and pending", rep.TotalTasks, rep.taskStatus("1.1"), rep.taskStatus("1.3"))
+		if rep.TotalTasks != 2 || rep.TaskStatus("1.3") != "pending" || rep.TaskStatus("1.1") != "completed" {
+			t.Errorf("total_tasks %d, 1.1 %s, 1.3 %s; want 2, completed and pending", rep.TotalTasks, rep.TaskStatus("1.1"), rep.TaskStatus("1.3"))
 		}
 		r := run(t, dir, "taskclean", "--run", run1, "--plan", p, "--dry-run")
 		assertOK(t, r)
@@ -483,8 +487,8 @@ func TestPlanUnicodeTitles(t *testing.T) {
 				t.Errorf("unexpected task %s", task.ID)
 				continue
 			}
-			if task.Status != w.status || rep.taskBranch(task.ID) != w.branch || task.Title != w.title {
-				t.Errorf("task %s: status %q branch %q title %q; want %q %q %q", task.ID, task.Status, rep.taskBranch(task.ID), task.Title, w.status, w.branch, w.title)
+			if task.Status != w.status || rep.TaskBranch(task.ID) != w.branch || task.Title != w.title {
+				t.Errorf("task %s: status %q branch %q title %q; want %q %q %q", task.ID, task.Status, rep.TaskBranch(task.ID), task.Title, w.status, w.branch, w.title)
 			}
 			delete(want, task.ID)
 		}
@@ -532,8 +536,8 @@ func TestPlanLineEndings(t *testing.T) {
 	p := writePlan(t, "\uFEFF# Plan\r\n\r\nRun ID:\tx1\r\n\r\n##\tPhase 1:\tSetup\t(sequential)\r\n###\tTask 1.1:\tCreate schema\t(M - 1h)\r\n- Files: a\r\n### Task 1.2: Second step\r\n")
 	commitOnBranch(t, dir, br11, "main", "a", "a\n")
 	rep := report(t, dir, "--plan", p)
-	if rep.TotalTasks != 2 || rep.taskStatus("1.1") != "completed" || rep.taskBranch("1.1") != br11 {
-		t.Errorf("total %d, 1.1 %s on %q; want 2, completed on %s", rep.TotalTasks, rep.taskStatus("1.1"), rep.taskBranch("1.1"), br11)
+	if rep.TotalTasks != 2 || rep.TaskStatus("1.1") != "completed" || rep.TaskBranch("1.1") != br11 {
+		t.Errorf("total %d, 1.1 %s on %q; want 2, completed on %s", rep.TotalTasks, rep.TaskStatus("1.1"), rep.TaskBranch("1.1"), br11)
 	}
 }
 
@@ -575,16 +579,16 @@ func TestBareWorktreeLayout(t *testing.T) {
 	git(t, bare, "worktree", "add", "-q", "../wt", "main")
 	stale := filepath.Join(top, "x1-task-1-2")
 	git(t, bare, "worktree", "add", "-q", "-b", br12, "../x1-task-1-2", "main")
-	writeFile(t, filepath.Join(stale, "src", "app.txt"), "half done\n")
+	testbin.WriteFile(t, filepath.Join(stale, "src", "app.txt"), "half done\n")
 	wt := filepath.Join(top, "wt")
 
-	check := func(t *testing.T, rep *Report, plan string) {
+	check := func(t *testing.T, rep *testbin.Report, plan string) {
 		t.Helper()
 		if rep.Plan == nil || *rep.Plan != plan {
 			t.Errorf("plan %v, want %s", rep.Plan, plan)
 		}
-		if rep.CompletedTasks != 1 || rep.TotalTasks != 4 || rep.taskStatus("1.1") != "completed" {
-			t.Errorf("completed %d/%d (1.1 %s); want 1/4 with 1.1 completed", rep.CompletedTasks, rep.TotalTasks, rep.taskStatus("1.1"))
+		if rep.CompletedTasks != 1 || rep.TotalTasks != 4 || rep.TaskStatus("1.1") != "completed" {
+			t.Errorf("completed %d/%d (1.1 %s); want 1/4 with 1.1 completed", rep.CompletedTasks, rep.TotalTasks, rep.TaskStatus("1.1"))
 		}
 	}
 	// A bare repository has no main worktree whose files hold the plan:
@@ -608,21 +612,21 @@ func TestBareWorktreeLayout(t *testing.T) {
 	})
 	t.Run("clean from the bare directory", func(t *testing.T) {
 		res := clean(t, bare, "--plan", "main:specs/x1/plan.md")
-		i, saved := res.find("save_worktree", stale)
-		if _, removed := res.find("remove_worktree", stale); !saved || !removed {
-			t.Fatalf("actions %v: want save_worktree and remove_worktree of %s", res.ops(), stale)
+		saves := res.Find("save_worktree", stale)
+		if len(saves) == 0 || len(res.Find("remove_worktree", stale)) == 0 {
+			t.Fatalf("actions %v: want save_worktree and remove_worktree of %s", res.Ops(), stale)
 		}
-		if exists(stale) {
+		if testbin.Exists(stale) {
 			t.Errorf("%s still exists after the clean", stale)
 		}
-		ref := res.Actions[i].Ref
+		ref := saves[0].Ref
 		if got := git(t, bare, "show", ref+":src/app.txt"); got != "half done" {
 			t.Errorf("saved work in %s: %q, want %q", ref, got, "half done")
 		}
 		if rep := report(t, wt); len(rep.StaleWorktrees) != 0 {
 			t.Errorf("stale worktrees after the clean: %v", rep.StaleWorktrees)
 		}
-		if !exists(filepath.Join(wt, "specs", "x1", "plan.md")) {
+		if !testbin.Exists(filepath.Join(wt, "specs", "x1", "plan.md")) {
 			t.Error("the linked worktree the user works in lost its files")
 		}
 	})
@@ -632,7 +636,7 @@ func TestEmptyRepository(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "empty")
 	git(t, filepath.Dir(dir), "init", "-q", dir)
-	writeFile(t, filepath.Join(dir, "specs", "x1", "plan.md"), standardPlan) // untracked: there is no commit
+	testbin.WriteFile(t, filepath.Join(dir, "specs", "x1", "plan.md"), standardPlan) // untracked: there is no commit
 	before := snapshot(t, dir)
 	for _, args := range [][]string{
 		{"taskresume", run1},
@@ -654,14 +658,14 @@ func TestDetachedMainWorktree(t *testing.T) {
 	t.Parallel()
 	dir := crashRepo(t)
 	git(t, dir, "checkout", "-q", "--detach")
-	writeFile(t, filepath.Join(dir, "local.txt"), "on a detached HEAD\n")
+	testbin.WriteFile(t, filepath.Join(dir, "local.txt"), "on a detached HEAD\n")
 	git(t, dir, "add", "local.txt")
 	git(t, dir, "commit", "-q", "-m", "a commit no branch holds")
 	head := git(t, dir, "rev-parse", "HEAD")
 
 	rep := report(t, dir)
-	if rep.CompletedTasks != 1 || rep.taskStatus("1.1") != "completed" || rep.Base.Ref != "main" {
-		t.Errorf("completed %d (1.1 %s), base %s; want 1, completed, main", rep.CompletedTasks, rep.taskStatus("1.1"), rep.Base.Ref)
+	if rep.CompletedTasks != 1 || rep.TaskStatus("1.1") != "completed" || rep.Base.Ref != "main" {
+		t.Errorf("completed %d (1.1 %s), base %s; want 1, completed, main", rep.CompletedTasks, rep.TaskStatus("1.1"), rep.Base.Ref)
 	}
 	if len(rep.Worktrees) != 1 || rep.Worktrees[0].Task != "1.2" {
 		t.Errorf("worktrees %+v: want only the worktree of task 1.2", rep.Worktrees)
@@ -678,7 +682,7 @@ func TestDetachedMainWorktree(t *testing.T) {
 			t.Errorf("taskclean %v touched the main worktree", extra)
 		}
 	}
-	if exists(filepath.Join(dir, ".worktrees", "x1-task-1-2")) {
+	if testbin.Exists(filepath.Join(dir, ".worktrees", "x1-task-1-2")) {
 		t.Error("the stale worktree is still there")
 	}
 	if r := run(t, dir, "rev-parse", "--verify", "-q", "refs/heads/"+br11); r.Code == 0 {
@@ -706,10 +710,10 @@ func TestWorktreeConfigSparse(t *testing.T) {
 	wt := filepath.Join(dir, ".worktrees", "x1-task-1-2")
 	addWorktree(t, dir, wt, br12, "main")
 	git(t, wt, "sparse-checkout", "set", "src", "specs")
-	if exists(filepath.Join(wt, "docs")) {
+	if testbin.Exists(filepath.Join(wt, "docs")) {
 		t.Fatal("sparse checkout did not take effect")
 	}
-	writeFile(t, filepath.Join(wt, "src", "app.txt"), "sparse work\n")
+	testbin.WriteFile(t, filepath.Join(wt, "src", "app.txt"), "sparse work\n")
 
 	rep := report(t, dir)
 	if len(rep.Worktrees) != 1 {
@@ -720,21 +724,21 @@ func TestWorktreeConfigSparse(t *testing.T) {
 		t.Errorf("worktree %+v: want dirty with exactly 1 unstaged change (the sparse-excluded docs/ are not changes), stale", w)
 	}
 	res := clean(t, dir)
-	i, ok := res.find("save_worktree", wt)
-	if _, removed := res.find("remove_worktree", wt); !ok || !removed {
-		t.Fatalf("actions %v: want the sparse worktree saved and removed", res.ops())
+	saves := res.Find("save_worktree", wt)
+	if len(saves) == 0 || len(res.Find("remove_worktree", wt)) == 0 {
+		t.Fatalf("actions %v: want the sparse worktree saved and removed", res.Ops())
 	}
-	ref := res.Actions[i].Ref
+	ref := saves[0].Ref
 	if got := git(t, dir, "show", ref+":src/app.txt"); got != "sparse work" {
 		t.Errorf("saved src/app.txt %q", got)
 	}
 	if got := git(t, dir, "show", ref+":docs/guide.txt"); got != "guide" {
 		t.Errorf("the save recorded the sparse-excluded docs/guide.txt as %q; it must stay as committed", got)
 	}
-	if exists(wt) {
+	if testbin.Exists(wt) {
 		t.Error("the worktree is still there")
 	}
-	if got := restoreWorktree(t, dir, res.Actions[i].Command, wt, "src/app.txt"); got != "sparse work\n" {
+	if got := restoreWorktree(t, dir, saves[0].Command, wt, "src/app.txt"); got != "sparse work\n" {
 		t.Errorf("restored src/app.txt %q", got)
 	}
 }
@@ -752,15 +756,15 @@ func TestRepositoryFormatVersion1(t *testing.T) {
 			t.Errorf("completed %d, stale %v; want 1 and one stale worktree", rep.CompletedTasks, rep.StaleWorktrees)
 		}
 		res := clean(t, dir, "--task", "1.1")
-		if _, ok := res.find("delete_branch", ""); !ok {
-			t.Errorf("actions %v: want the branch of 1.1 deleted", res.ops())
+		if len(res.Find("delete_branch", "")) == 0 {
+			t.Errorf("actions %v: want the branch of 1.1 deleted", res.Ops())
 		}
 		res = clean(t, dir, "--undo")
-		if _, ok := res.find("restore_branch", ""); !ok {
-			t.Errorf("actions %v: want the branch of 1.1 restored", res.ops())
+		if len(res.Find("restore_branch", "")) == 0 {
+			t.Errorf("actions %v: want the branch of 1.1 restored", res.Ops())
 		}
-		if rep := report(t, dir); rep.taskStatus("1.1") != "completed" {
-			t.Errorf("1.1 is %s after undo, want completed", rep.taskStatus("1.1"))
+		if rep := report(t, dir); rep.TaskStatus("1.1") != "completed" {
+			t.Errorf("1.1 is %s after undo, want completed", rep.TaskStatus("1.1"))
 		}
 	})
 	t.Run("unknown extension", func(t *testing.T) {
@@ -798,32 +802,32 @@ func TestSHA256Repository(t *testing.T) {
 	commitOnBranch(t, dir, br12, br11, "db/seed.sql", "insert;\n")
 	wt21 := filepath.Join(dir, ".worktrees", "x1-task-2-1")
 	addWorktree(t, dir, wt21, br21, br12)
-	writeFile(t, filepath.Join(wt21, "svc.txt"), "service\n")
+	testbin.WriteFile(t, filepath.Join(wt21, "svc.txt"), "service\n")
 	git(t, wt21, "add", "svc.txt")
 	git(t, wt21, "commit", "-q", "-m", "user service")
 	wt22 := filepath.Join(dir, ".worktrees", "x1-task-2-2")
 	addWorktree(t, dir, wt22, br22, br12)
-	writeFile(t, filepath.Join(wt22, "other.txt"), "uncommitted\n")
+	testbin.WriteFile(t, filepath.Join(wt22, "other.txt"), "uncommitted\n")
 
 	rep := report(t, dir)
 	if rep.CompletedTasks != 3 || rep.Status != "in_progress" || len(rep.Base.Commit) != 64 {
 		t.Fatalf("completed %d, status %s, base commit %q; want 3, in_progress, a 64-hex id", rep.CompletedTasks, rep.Status, rep.Base.Commit)
 	}
 	for _, id := range []string{"1.1", "1.2", "2.1"} {
-		if rep.taskStatus(id) != "completed" {
-			t.Errorf("task %s is %s, want completed", id, rep.taskStatus(id))
+		if rep.TaskStatus(id) != "completed" {
+			t.Errorf("task %s is %s, want completed", id, rep.TaskStatus(id))
 		}
 	}
-	if rep.taskStatus("2.2") != "empty" || len(rep.StaleWorktrees) != 1 {
-		t.Errorf("2.2 %s, stale %v; want empty and its worktree stale", rep.taskStatus("2.2"), rep.StaleWorktrees)
+	if rep.TaskStatus("2.2") != "empty" || len(rep.StaleWorktrees) != 1 {
+		t.Errorf("2.2 %s, stale %v; want empty and its worktree stale", rep.TaskStatus("2.2"), rep.StaleWorktrees)
 	}
 
 	res := clean(t, dir)
-	i, ok := res.find("save_worktree", wt22)
-	if _, removed := res.find("remove_worktree", wt22); !ok || !removed || exists(wt22) {
-		t.Fatalf("actions %v: want the worktree of 2.2 saved and removed", res.ops())
+	saves := res.Find("save_worktree", wt22)
+	if len(saves) == 0 || len(res.Find("remove_worktree", wt22)) == 0 || testbin.Exists(wt22) {
+		t.Fatalf("actions %v: want the worktree of 2.2 saved and removed", res.Ops())
 	}
-	a := res.Actions[i]
+	a := saves[0]
 	if len(a.Commit) != 64 || git(t, dir, "rev-parse", a.Ref) != a.Commit {
 		t.Errorf("backup %s at %s: want a sha256 commit under that ref", a.Ref, a.Commit)
 	}
@@ -833,8 +837,8 @@ func TestSHA256Repository(t *testing.T) {
 
 	tip := git(t, dir, "rev-parse", br21)
 	res = clean(t, dir, "--task", "2.1")
-	if r := run(t, dir, "rev-parse", "-q", "--verify", "refs/heads/"+br21); r.Code == 0 || exists(wt21) {
-		t.Errorf("actions %v: want the branch and worktree of 2.1 gone", res.ops())
+	if r := run(t, dir, "rev-parse", "-q", "--verify", "refs/heads/"+br21); r.Code == 0 || testbin.Exists(wt21) {
+		t.Errorf("actions %v: want the branch and worktree of 2.1 gone", res.Ops())
 	}
 	clean(t, dir, "--undo")
 	if got := git(t, dir, "rev-parse", br21); got != tip {
@@ -853,17 +857,17 @@ func TestPackedAndLooseRefs(t *testing.T) {
 	loose12 := commitOnBranch(t, dir, br12, br11, "b.txt", "b\n")
 	git(t, dir, "branch", br21, br12) // loose only, no commit of its own
 	pr := readFile(t, filepath.Join(dir, ".git", "packed-refs"))
-	if !strings.Contains(pr, br11) || !strings.Contains(pr, packed12+" refs/heads/"+br12) || !exists(filepath.Join(dir, ".git", "refs", "heads", br12)) {
+	if !strings.Contains(pr, br11) || !strings.Contains(pr, packed12+" refs/heads/"+br12) || !testbin.Exists(filepath.Join(dir, ".git", "refs", "heads", br12)) {
 		t.Fatalf("setup: want %s packed, %s packed and loose; packed-refs:\n%s", br11, br12, pr)
 	}
 
 	rep := report(t, dir)
-	if rep.taskStatus("1.1") != "completed" || rep.taskStatus("1.2") != "completed" || rep.taskStatus("2.1") != "empty" {
-		t.Errorf("1.1 %s, 1.2 %s, 2.1 %s; want completed, completed, empty", rep.taskStatus("1.1"), rep.taskStatus("1.2"), rep.taskStatus("2.1"))
+	if rep.TaskStatus("1.1") != "completed" || rep.TaskStatus("1.2") != "completed" || rep.TaskStatus("2.1") != "empty" {
+		t.Errorf("1.1 %s, 1.2 %s, 2.1 %s; want completed, completed, empty", rep.TaskStatus("1.1"), rep.TaskStatus("1.2"), rep.TaskStatus("2.1"))
 	}
 	res := clean(t, dir, "--task", "1.2")
-	if _, ok := res.find("delete_branch", ""); !ok {
-		t.Fatalf("actions %v: want the branch of 1.2 deleted", res.ops())
+	if len(res.Find("delete_branch", "")) == 0 {
+		t.Fatalf("actions %v: want the branch of 1.2 deleted", res.Ops())
 	}
 	if r := run(t, dir, "rev-parse", "-q", "--verify", "refs/heads/"+br12); r.Code == 0 {
 		t.Errorf("%s still resolves (to %s) after its deletion: the packed copy came back", br12, r.Stdout)
@@ -884,7 +888,7 @@ func TestPackedAndLooseRefs(t *testing.T) {
 func TestBrokenWorktreeAdmin(t *testing.T) {
 	t.Parallel()
 	canary := func(t *testing.T, p string) []string {
-		writeFile(t, p, "keep me\n")
+		testbin.WriteFile(t, p, "keep me\n")
 		return []string{p}
 	}
 	cases := []struct {
@@ -918,11 +922,11 @@ func TestBrokenWorktreeAdmin(t *testing.T) {
 			dir := newRepo(t)
 			wt := filepath.Join(dir, ".worktrees", "x1-task-1-2")
 			addWorktree(t, dir, wt, br12, "main")
-			writeFile(t, filepath.Join(wt, "src", "app.txt"), "uncommitted\n")
+			testbin.WriteFile(t, filepath.Join(wt, "src", "app.txt"), "uncommitted\n")
 			content, victims := c.gitdir(t, dir)
 			victims = append(victims, canary(t, filepath.Join(wt, "canary"))...)
 			victims = append(victims, filepath.Join(wt, "src", "app.txt"))
-			writeFile(t, filepath.Join(dir, ".git", "worktrees", "x1-task-1-2", "gitdir"), content)
+			testbin.WriteFile(t, filepath.Join(dir, ".git", "worktrees", "x1-task-1-2", "gitdir"), content)
 
 			rep := report(t, dir)
 			switch {
@@ -938,7 +942,7 @@ func TestBrokenWorktreeAdmin(t *testing.T) {
 					t.Errorf("%s\nwant exit 0", r)
 				}
 				for _, f := range victims {
-					if !exists(f) {
+					if !testbin.Exists(f) {
 						t.Errorf("%s\ntaskclean %v deleted %s, which git does not register as a worktree", r, extra, f)
 					}
 				}
@@ -977,7 +981,7 @@ func TestSymlinkedWorktree(t *testing.T) {
 			dir := newRepo(t)
 			wt := filepath.Join(dir, ".worktrees", "x1-task-1-2")
 			addWorktree(t, dir, wt, br12, "main")
-			writeFile(t, filepath.Join(wt, "work.txt"), "uncommitted\n")
+			testbin.WriteFile(t, filepath.Join(wt, "work.txt"), "uncommitted\n")
 			outside := filepath.Join(t.TempDir(), "outside")
 			if v.moveWorktree {
 				if err := os.Rename(wt, outside); err != nil {
@@ -986,7 +990,7 @@ func TestSymlinkedWorktree(t *testing.T) {
 			} else if err := os.RemoveAll(wt); err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(outside, "canary"), "keep me\n")
+			testbin.WriteFile(t, filepath.Join(outside, "canary"), "keep me\n")
 			if err := os.Symlink(outside, wt); err != nil {
 				t.Fatal(err)
 			}
@@ -1041,7 +1045,7 @@ func unreadableRepo(t *testing.T) (string, string, []string) {
 	dir := newRepo(t)
 	wt := filepath.Join(dir, ".worktrees", "x1-task-1-2")
 	addWorktree(t, dir, wt, br12, "main")
-	writeFile(t, filepath.Join(wt, "work.txt"), "uncommitted\n")
+	testbin.WriteFile(t, filepath.Join(wt, "work.txt"), "uncommitted\n")
 	if err := os.Chmod(wt, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -1062,8 +1066,8 @@ func TestUnreadableWorktree(t *testing.T) {
 		dir, wt, prefix := unreadableRepo(t)
 		r := runWith(t, dir, prefix, nil, "taskresume", run1, "--json")
 		assertOK(t, r)
-		var rep Report
-		decodeOne(t, r, &rep)
+		var rep testbin.Report
+		testbin.DecodeJSON(t, r, &rep)
 		if len(rep.Worktrees) != 1 {
 			t.Fatalf("worktrees %+v, want one", rep.Worktrees)
 		}
@@ -1087,7 +1091,7 @@ func TestUnreadableWorktree(t *testing.T) {
 				t.Errorf("%s\nwant exit 0", r)
 			}
 			os.Chmod(wt, 0o755)
-			if !exists(filepath.Join(wt, "work.txt")) {
+			if !testbin.Exists(filepath.Join(wt, "work.txt")) {
 				t.Fatalf("%s\nthe unreadable worktree's work is gone", r)
 			}
 			if !strings.Contains(git(t, dir, "worktree", "list", "--porcelain"), "worktree "+wt+"\n") {
@@ -1115,10 +1119,10 @@ func TestEmbeddedRepository(t *testing.T) {
 			addWorktree(t, dir, wt, br12, "main")
 			inner := filepath.Join(wt, "inner")
 			git(t, wt, "init", "-q", "inner")
-			writeFile(t, filepath.Join(inner, "a.txt"), "inner work\n")
+			testbin.WriteFile(t, filepath.Join(inner, "a.txt"), "inner work\n")
 			git(t, inner, "add", "a.txt")
 			git(t, inner, "commit", "-q", "-m", "inner")
-			writeFile(t, filepath.Join(wt, "d.txt"), "outer work\n")
+			testbin.WriteFile(t, filepath.Join(wt, "d.txt"), "outer work\n")
 
 			r := run(t, dir, append([]string{"taskclean", "--run", run1}, mode...)...)
 			if deletesBranch(mode) {
@@ -1130,7 +1134,7 @@ func TestEmbeddedRepository(t *testing.T) {
 			} else {
 				assertOK(t, r)
 			}
-			if !strings.Contains(r.Stdout+r.Stderr, "embedded") || !exists(filepath.Join(inner, "a.txt")) || !exists(filepath.Join(wt, "d.txt")) {
+			if !strings.Contains(r.Stdout+r.Stderr, "embedded") || !testbin.Exists(filepath.Join(inner, "a.txt")) || !testbin.Exists(filepath.Join(wt, "d.txt")) {
 				t.Fatalf("%s\nwant the worktree skipped (embedded repository) and left as it was", r)
 			}
 			if rr := run(t, dir, "rev-parse", "-q", "--verify", "refs/heads/"+br12); rr.Code != 0 {
@@ -1147,8 +1151,8 @@ func TestNewlineInWorktreePath(t *testing.T) {
 	// own checkout, which the default clean leaves alone.
 	wt := filepath.Join(dir, ".worktrees", "wt\nx")
 	addWorktree(t, dir, wt, br12, "main")
-	writeFile(t, filepath.Join(wt, "src", "app.txt"), "changed\n")
-	writeFile(t, filepath.Join(wt, "new\nfile.txt"), "untracked\n")
+	testbin.WriteFile(t, filepath.Join(wt, "src", "app.txt"), "changed\n")
+	testbin.WriteFile(t, filepath.Join(wt, "new\nfile.txt"), "untracked\n")
 
 	rep := report(t, dir)
 	if len(rep.Worktrees) != 1 || rep.Worktrees[0].Path != wt || rep.Worktrees[0].Task != "1.2" {
@@ -1161,14 +1165,14 @@ func TestNewlineInWorktreePath(t *testing.T) {
 		t.Errorf("%s\nthe human report fails", r)
 	}
 	res := clean(t, dir)
-	i, ok := res.find("save_worktree", wt)
-	if _, removed := res.find("remove_worktree", wt); !ok || !removed {
-		t.Fatalf("actions %v: want %q saved and removed", res.ops(), wt)
+	saves := res.Find("save_worktree", wt)
+	if len(saves) == 0 || len(res.Find("remove_worktree", wt)) == 0 {
+		t.Fatalf("actions %v: want %q saved and removed", res.Ops(), wt)
 	}
-	if exists(wt) {
+	if testbin.Exists(wt) {
 		t.Errorf("%q still exists", wt)
 	}
-	if got := restoreWorktree(t, dir, res.Actions[i].Command, wt, "new\nfile.txt"); got != "untracked\n" {
+	if got := restoreWorktree(t, dir, saves[0].Command, wt, "new\nfile.txt"); got != "untracked\n" {
 		t.Errorf("restored untracked file: %q", got)
 	}
 	if got := readFile(t, filepath.Join(wt, "src", "app.txt")); got != "changed\n" {
@@ -1189,8 +1193,8 @@ func TestJSONOutput(t *testing.T) {
 	t.Run("taskresume --json", func(t *testing.T) {
 		r := run(t, dir, "taskresume", run1, "--json", "--plan", p)
 		assertOK(t, r)
-		var rep Report
-		decodeOne(t, r, &rep)
+		var rep testbin.Report
+		testbin.DecodeJSON(t, r, &rep)
 		if rep.SchemaVersion != 2 || rep.RunID != run1 || rep.TotalTasks != 5 {
 			t.Errorf("schema %d, run %s, total %d", rep.SchemaVersion, rep.RunID, rep.TotalTasks)
 		}
@@ -1207,8 +1211,8 @@ func TestJSONOutput(t *testing.T) {
 		if r.Code != 1 || r.Stderr != "" {
 			t.Errorf("%s\nwant exit 1 (incomplete) and an empty stderr", r)
 		}
-		var rep Report
-		decodeOne(t, r, &rep)
+		var rep testbin.Report
+		testbin.DecodeJSON(t, r, &rep)
 	})
 	t.Run("taskresume --list --json", func(t *testing.T) {
 		r := run(t, dir, "taskresume", "--list", "--json")
@@ -1217,7 +1221,7 @@ func TestJSONOutput(t *testing.T) {
 			SchemaVersion int              `json:"schema_version"`
 			Runs          []map[string]any `json:"runs"`
 		}
-		decodeOne(t, r, &doc)
+		testbin.DecodeJSON(t, r, &doc)
 		if doc.SchemaVersion != 1 || len(doc.Runs) != 1 || doc.Runs[0]["run_id"] != run1 {
 			t.Errorf("list %+v: want schema_version 1 and run x1 only", doc)
 		}
@@ -1233,9 +1237,9 @@ func TestJSONOutput(t *testing.T) {
 		before := snapshot(t, dir)
 		res := clean(t, dir, "--dry-run")
 		if !res.DryRun || len(res.Actions) == 0 {
-			t.Errorf("dry run %v, actions %v", res.DryRun, res.ops())
+			t.Errorf("dry run %v, actions %v", res.DryRun, res.Ops())
 		}
-		assertUnchanged(t, dir, before, result{Args: []string{"taskclean", "--dry-run", "--json"}})
+		assertUnchanged(t, dir, before, testbin.Result{Args: []string{"taskclean", "--dry-run", "--json"}})
 	})
 	t.Run("taskclean --json and --undo --json", func(t *testing.T) {
 		d := crashRepo(t)
@@ -1244,15 +1248,15 @@ func TestJSONOutput(t *testing.T) {
 			t.Errorf("result %+v", res)
 		}
 		res = clean(t, d, "--undo")
-		if _, ok := res.find("restore_worktree", ""); !ok {
-			t.Errorf("undo actions %v: want restore_worktree", res.ops())
+		if len(res.Find("restore_worktree", "")) == 0 {
+			t.Errorf("undo actions %v: want restore_worktree", res.Ops())
 		}
 	})
 	t.Run("nothing to clean --json", func(t *testing.T) {
 		d := newRepo(t)
 		res := clean(t, d)
 		if len(res.Actions) != 0 {
-			t.Errorf("actions %v, want none", res.ops())
+			t.Errorf("actions %v, want none", res.Ops())
 		}
 	})
 }
@@ -1282,7 +1286,7 @@ func TestHumanOutputHygiene(t *testing.T) {
 		dir := newRepo(t)
 		wt := filepath.Join(dir, "wt\nx")
 		addWorktree(t, dir, wt, br12, "main")
-		writeFile(t, filepath.Join(wt, "n.txt"), "n\n")
+		testbin.WriteFile(t, filepath.Join(wt, "n.txt"), "n\n")
 		for _, args := range [][]string{{"taskresume", run1}, {"taskclean", "--run", run1, "--dry-run"}} {
 			r := run(t, dir, args...)
 			assertOK(t, r)

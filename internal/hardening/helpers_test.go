@@ -7,10 +7,6 @@
 package hardening_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,10 +14,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
-)
 
-// binDir holds the freshly built git-taskresume and git-taskclean.
-var binDir string
+	"github.com/taskresume/git-taskresume/internal/testbin"
+)
 
 // privDrop is the command prefix that makes file permissions bind when the
 // tests run as root (root ignores chmod 000 through CAP_DAC_OVERRIDE); nil
@@ -29,54 +24,10 @@ var binDir string
 var privDrop []string
 
 func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
-}
-
-func testMain(m *testing.M) int {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "hardening:", err)
-		return 1
-	}
-	tmp, err := os.MkdirTemp("", "taskresume-hardening-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "hardening:", err)
-		return 1
-	}
-	defer os.RemoveAll(tmp)
-	binDir = filepath.Join(tmp, "bin")
-	build := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/...")
-	build.Dir = root
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "hardening: build the commands:", err)
-		return 1
-	}
-	home := filepath.Join(tmp, "home")
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, "hardening:", err)
-		return 1
-	}
-	gitconfig := "[user]\n\tname = Hardening Test\n\temail = hardening@example.com\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "hardening:", err)
-		return 1
-	}
-	// The environment every git and every command under test sees.
-	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
-		"GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES", "GIT_CONFIG", "GIT_CONFIG_GLOBAL",
-		"GIT_CONFIG_COUNT", "GIT_TASKRESUME_TRACE", "GIT_TASKCLEAN_CRASH_AFTER", "XDG_CONFIG_HOME"} {
-		os.Unsetenv(v)
-	}
-	os.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	os.Setenv("HOME", home)
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	os.Setenv("NO_COLOR", "1")
-	os.Setenv("LC_ALL", "C")
-	os.Setenv("GIT_TERMINAL_PROMPT", "0")
-
-	privDrop = probePrivDrop(tmp)
-	return m.Run()
+	os.Exit(testbin.Main(m, testbin.Options{Setup: func(scratch string) error {
+		privDrop = probePrivDrop(scratch)
+		return nil
+	}}))
 }
 
 // probePrivDrop returns a command prefix under which chmod 000 really denies
@@ -108,71 +59,29 @@ func probePrivDrop(tmp string) []string {
 	return prefix
 }
 
-// result is what a command did.
-type result struct {
-	Code           int
-	Stdout, Stderr string
-	Args           []string
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("%q: exit %d\nstdout: %s\nstderr: %s", r.Args, r.Code, clip(r.Stdout), clip(r.Stderr))
-}
-
-func clip(s string) string {
-	if len(s) > 2000 {
-		return s[:2000] + fmt.Sprintf("... (%d bytes)", len(s))
-	}
-	return s
-}
-
 // run runs `git args...` in dir, as a user would type it.
-func run(t testing.TB, dir string, args ...string) result {
+func run(t testing.TB, dir string, args ...string) testbin.Result {
 	t.Helper()
 	return runWith(t, dir, nil, nil, args...)
 }
 
-// runWith runs `prefix... git args...` in dir with extra environment.
-func runWith(t testing.TB, dir string, prefix, env []string, args ...string) result {
+// runWith runs `prefix... git args...` in dir with extra environment; a
+// command that does not run to its end fails the test.
+func runWith(t testing.TB, dir string, prefix, env []string, args ...string) testbin.Result {
 	t.Helper()
-	argv := append(append([]string{}, prefix...), "git")
-	argv = append(argv, args...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			t.Fatalf("run %q: %v", argv, err)
-		}
-		code = ee.ExitCode()
+	argv := append(append(append([]string{}, prefix...), "git"), args...)
+	r := testbin.Run(dir, env, argv[0], argv[1:]...)
+	if r.Code == -1 {
+		t.Fatalf("%s", r)
 	}
-	return result{Code: code, Stdout: stdout.String(), Stderr: stderr.String(), Args: args}
+	return r
 }
 
 // git runs a plain git command that must succeed and returns its output,
 // trimmed.
 func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	r := run(t, dir, args...)
-	if r.Code != 0 {
-		t.Fatalf("git %s (in %s): exit %d: %s", strings.Join(args, " "), dir, r.Code, r.Stderr)
-	}
-	return strings.TrimSpace(r.Stdout)
-}
-
-func writeFile(t testing.TB, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return testbin.Git(t, dir, args...)
 }
 
 func readFile(t testing.TB, path string) string {
@@ -182,11 +91,6 @@ func readFile(t testing.TB, path string) string {
 		t.Fatalf("read %s: %v", path, err)
 	}
 	return string(data)
-}
-
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }
 
 // The standard run of these tests: two phases, four tasks.
@@ -224,10 +128,10 @@ func newRepo(t testing.TB, initArgs ...string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "repo")
 	git(t, filepath.Dir(dir), append(append([]string{"init", "-q"}, initArgs...), dir)...)
-	writeFile(t, filepath.Join(dir, "specs", run1, "plan.md"), standardPlan)
-	writeFile(t, filepath.Join(dir, "src", "app.txt"), "app\n")
-	writeFile(t, filepath.Join(dir, "docs", "guide.txt"), "guide\n")
-	writeFile(t, filepath.Join(dir, ".gitignore"), "*.log\n")
+	testbin.WriteFile(t, filepath.Join(dir, "specs", run1, "plan.md"), standardPlan)
+	testbin.WriteFile(t, filepath.Join(dir, "src", "app.txt"), "app\n")
+	testbin.WriteFile(t, filepath.Join(dir, "docs", "guide.txt"), "guide\n")
+	testbin.WriteFile(t, filepath.Join(dir, ".gitignore"), "*.log\n")
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "add plan")
 	return dir
@@ -315,7 +219,7 @@ func snapshot(t testing.TB, dir string) string {
 }
 
 // assertUnchanged compares a snapshot with the repository now.
-func assertUnchanged(t testing.TB, dir, before string, r result) {
+func assertUnchanged(t testing.TB, dir, before string, r testbin.Result) {
 	t.Helper()
 	if after := snapshot(t, dir); after != before {
 		t.Errorf("%s\nthe repository changed on bad input:\nbefore:\n%s\nafter:\n%s", r, before, after)
@@ -325,7 +229,7 @@ func assertUnchanged(t testing.TB, dir, before string, r result) {
 // assertBadInput checks what bad usage or input must get:
 // exit code exactly 2, nothing on stdout, and exactly one stderr line that
 // starts with "error: " and holds every want.
-func assertBadInput(t testing.TB, r result, want ...string) {
+func assertBadInput(t testing.TB, r testbin.Result, want ...string) {
 	t.Helper()
 	if r.Code != 2 {
 		t.Errorf("%s\nwant exit code 2", r)
@@ -342,14 +246,14 @@ func assertBadInput(t testing.TB, r result, want ...string) {
 	assertNoPanic(t, r)
 }
 
-func assertOneErrorLine(t testing.TB, r result) {
+func assertOneErrorLine(t testing.TB, r testbin.Result) {
 	t.Helper()
 	if !strings.HasPrefix(r.Stderr, "error: ") || !strings.HasSuffix(r.Stderr, "\n") || strings.Count(r.Stderr, "\n") != 1 {
 		t.Errorf("%s\nwant stderr to be exactly one line starting with \"error: \"", r)
 	}
 }
 
-func assertNoPanic(t testing.TB, r result) {
+func assertNoPanic(t testing.TB, r testbin.Result) {
 	t.Helper()
 	for _, s := range []string{r.Stderr, r.Stdout} {
 		if strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
@@ -359,154 +263,35 @@ func assertNoPanic(t testing.TB, r result) {
 }
 
 // assertOK checks a successful run: exit 0, nothing on stderr.
-func assertOK(t testing.TB, r result) {
+func assertOK(t testing.TB, r testbin.Result) {
 	t.Helper()
 	if r.Code != 0 || r.Stderr != "" {
 		t.Fatalf("%s\nwant exit 0 and an empty stderr", r)
 	}
 }
 
-// decodeOne parses stdout as exactly one JSON document with nothing but
-// white space around it.
-func decodeOne(t testing.TB, r result, v any) {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(r.Stdout))
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("%s\nstdout is not JSON: %v", r, err)
-	}
-	var extra json.RawMessage
-	if err := dec.Decode(&extra); err != io.EOF {
-		t.Fatalf("%s\nstdout holds more than one JSON document (next: %v)", r, err)
-	}
-}
-
-// Report is the part of the taskresume JSON document these tests read.
-type Report struct {
-	SchemaVersion  int     `json:"schema_version"`
-	RunID          string  `json:"run_id"`
-	Plan           *string `json:"plan"`
-	Status         string  `json:"status"`
-	CompletedTasks int     `json:"completed_tasks"`
-	TotalTasks     int     `json:"total_tasks"`
-	PhasesTotal    int     `json:"phases_total"`
-	Base           struct {
-		Ref, Commit string
-	} `json:"base"`
-	Phases []struct {
-		Number int    `json:"number"`
-		Status string `json:"status"`
-		Tasks  []struct {
-			ID         string  `json:"id"`
-			Name       string  `json:"name"`
-			Title      string  `json:"title"`
-			Status     string  `json:"status"`
-			Branch     *string `json:"branch"`
-			Commit     *string `json:"commit"`
-			OwnCommits int     `json:"own_commits"`
-		} `json:"tasks"`
-	} `json:"phases"`
-	Worktrees []struct {
-		Path      string `json:"path"`
-		Task      string `json:"task"`
-		State     string `json:"state"`
-		Missing   bool   `json:"missing"`
-		Stale     bool   `json:"stale"`
-		Staged    int    `json:"staged"`
-		Unstaged  int    `json:"unstaged"`
-		Untracked int    `json:"untracked"`
-		Error     string `json:"error"`
-	} `json:"worktrees"`
-	StaleWorktrees []string `json:"stale_worktrees"`
-	Problems       []struct {
-		Kind, Message string
-	} `json:"problems"`
-}
-
-// taskStatus returns id's status in the report ("" when absent).
-func (r *Report) taskStatus(id string) string {
-	for _, ph := range r.Phases {
-		for _, t := range ph.Tasks {
-			if t.ID == id {
-				return t.Status
-			}
-		}
-	}
-	return ""
-}
-
-func (r *Report) taskBranch(id string) string {
-	for _, ph := range r.Phases {
-		for _, t := range ph.Tasks {
-			if t.ID == id && t.Branch != nil {
-				return *t.Branch
-			}
-		}
-	}
-	return ""
-}
-
 // report runs `git taskresume <run> --json extra...` in dir and parses it.
-func report(t testing.TB, dir string, extra ...string) *Report {
+func report(t testing.TB, dir string, extra ...string) *testbin.Report {
 	t.Helper()
 	r := run(t, dir, append([]string{"taskresume", run1, "--json"}, extra...)...)
 	assertOK(t, r)
-	var rep Report
-	decodeOne(t, r, &rep)
+	var rep testbin.Report
+	testbin.DecodeJSON(t, r, &rep)
 	return &rep
 }
 
-// CleanResult is the taskclean JSON document.
-type CleanResult struct {
-	RunID   string `json:"run_id"`
-	DryRun  bool   `json:"dry_run"`
-	Backup  string `json:"backup_prefix"`
-	Actions []struct {
-		Op      string `json:"action"`
-		Task    string `json:"task"`
-		Path    string `json:"path"`
-		Branch  string `json:"branch"`
-		Ref     string `json:"ref"`
-		Commit  string `json:"commit"`
-		Reason  string `json:"reason"`
-		Command string `json:"command"`
-		Done    bool   `json:"done"`
-	} `json:"actions"`
-}
-
-// ops lists "op path-or-branch" for each action, for messages and checks.
-func (c *CleanResult) ops() []string {
-	var out []string
-	for _, a := range c.Actions {
-		what := a.Path
-		if what == "" {
-			what = a.Branch
-		}
-		out = append(out, a.Op+" "+what)
-	}
-	return out
-}
-
-func (c *CleanResult) find(op, path string) (int, bool) {
-	for i, a := range c.Actions {
-		if a.Op == op && (path == "" || a.Path == path) {
-			return i, true
-		}
-	}
-	return -1, false
-}
-
 // clean runs `git taskclean --run x1 --json extra...` in dir.
-func clean(t testing.TB, dir string, extra ...string) *CleanResult {
+func clean(t testing.TB, dir string, extra ...string) *testbin.CleanResult {
 	t.Helper()
 	return cleanWith(t, dir, nil, extra...)
 }
 
-func cleanWith(t testing.TB, dir string, prefix []string, extra ...string) *CleanResult {
+func cleanWith(t testing.TB, dir string, prefix []string, extra ...string) *testbin.CleanResult {
 	t.Helper()
 	r := runWith(t, dir, prefix, nil, append([]string{"taskclean", "--run", run1, "--json"}, extra...)...)
 	assertOK(t, r)
-	var res CleanResult
-	decodeOne(t, r, &res)
+	var res testbin.CleanResult
+	testbin.DecodeJSON(t, r, &res)
 	return &res
 }
 

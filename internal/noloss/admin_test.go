@@ -47,7 +47,7 @@ var adminCases = []adminCase{
 			t.Fatalf("rebase -i: %s%s", r.Stdout, r.Stderr)
 		}
 		requireState(t, wt, "rebase-merge")
-		writeFile(t, filepath.Join(wt, "r1.txt"), "first, amended\n")
+		testbin.WriteFile(t, filepath.Join(wt, "r1.txt"), "first, amended\n")
 		git(t, wt, "commit", "-q", "-a", "--amend", "-m", "first, amended")
 	}},
 	{name: "am", keyword: "in progress", setup: func(t *testing.T, repo, wt string) {
@@ -55,15 +55,15 @@ var adminCases = []adminCase{
 		git(t, repo, "branch", "am-source", "main")
 		src := filepath.Join(filepath.Dir(repo), "am-source")
 		git(t, repo, "worktree", "add", "-q", src, "am-source")
-		writeFile(t, filepath.Join(src, "src", "f1.txt"), "one, patched\n")
+		testbin.WriteFile(t, filepath.Join(src, "src", "f1.txt"), "one, patched\n")
 		git(t, src, "commit", "-q", "-a", "-m", "patch f1")
-		writeFile(t, filepath.Join(src, "src", "f2.txt"), "two, patched\n")
+		testbin.WriteFile(t, filepath.Join(src, "src", "f2.txt"), "two, patched\n")
 		git(t, src, "commit", "-q", "-a", "-m", "patch f2")
 		patches := filepath.Join(filepath.Dir(repo), "patches")
 		git(t, src, "format-patch", "-q", "-2", "HEAD", "-o", patches)
 		git(t, repo, "worktree", "remove", src)
 		git(t, wt, "checkout", "-q", "--detach")
-		writeFile(t, filepath.Join(wt, "src", "f1.txt"), "one, changed here\n")
+		testbin.WriteFile(t, filepath.Join(wt, "src", "f1.txt"), "one, changed here\n")
 		git(t, wt, "commit", "-q", "-a", "-m", "conflicting change")
 		list, _ := filepath.Glob(filepath.Join(patches, "*.patch"))
 		if r := testbin.Run(wt, nil, "git", append([]string{"am"}, list...)...); r.Code == 0 {
@@ -83,7 +83,7 @@ var adminCases = []adminCase{
 
 func commitFile(t *testing.T, dir, name, content string) {
 	t.Helper()
-	writeFile(t, filepath.Join(dir, name), content)
+	testbin.WriteFile(t, filepath.Join(dir, name), content)
 	git(t, dir, "add", name)
 	git(t, dir, "commit", "-q", "-m", "add "+name)
 }
@@ -110,7 +110,7 @@ func TestNoLossAdminState(t *testing.T) {
 				repo := newRepo(t)
 				wt := addWorktree(t, repo, "2.2")
 				tc.setup(t, repo, wt)
-				writeFile(t, filepath.Join(wt, "untracked-admin.txt"), "untracked next to "+tc.name+"\n")
+				testbin.WriteFile(t, filepath.Join(wt, "untracked-admin.txt"), "untracked next to "+tc.name+"\n")
 				snap := snapshotForLoss(t, repo)
 				var args []string
 				if mode == "task" {
@@ -135,7 +135,7 @@ func TestNoLossAdminState(t *testing.T) {
 				case mode == "task":
 					requireRemoved(t, doc, wt)
 				}
-				if !exists(wt) && tc.alwaysKept {
+				if !testbin.Exists(wt) && tc.alwaysKept {
 					t.Errorf("%s was removed; it must stay", wt)
 				}
 				assertNoLoss(t, snap, repo)

@@ -49,13 +49,13 @@ func TestAdversary2OutsideConversion(t *testing.T) {
 		t.Parallel()
 		repo := newRepo(t)
 		xdg := filepath.Join(realTemp(t), "xdg")
-		writeFile(t, filepath.Join(xdg, "git", "attributes"), "*.ipynb filter=strip\n")
+		testbin.WriteFile(t, filepath.Join(xdg, "git", "attributes"), "*.ipynb filter=strip\n")
 		env := []string{"XDG_CONFIG_HOME=" + xdg}
 		git(t, repo, "config", "filter.strip.clean", "sed /OUTPUT/d")
 		git(t, repo, "config", "filter.strip.smudge", "cat")
 		wt := addWorktree(t, repo, "2.2")
 		raw := []byte("cell 1\nOUTPUT: precious result 42\n")
-		writeFile(t, filepath.Join(wt, "nb.ipynb"), string(raw))
+		testbin.WriteFile(t, filepath.Join(wt, "nb.ipynb"), string(raw))
 		gitEnv(t, wt, env, "add", "nb.ipynb")
 		gitEnv(t, wt, env, "commit", "-q", "-m", "notebook")
 		if blob := gitEnv(t, wt, env, "rev-parse", "HEAD:nb.ipynb"); blob == blobID(raw) {
@@ -90,7 +90,7 @@ func TestAdversary2OutsideConversion(t *testing.T) {
 		wt := addWorktree(t, repo, "2.2")
 		git(t, wt, "config", "--worktree", "core.autocrlf", "input")
 		raw := []byte("line1\r\nline2\r\n")
-		writeFile(t, filepath.Join(wt, "crlf.txt"), string(raw))
+		testbin.WriteFile(t, filepath.Join(wt, "crlf.txt"), string(raw))
 		git(t, wt, "add", "crlf.txt")
 		git(t, wt, "commit", "-q", "-m", "crlf")
 		if blob := git(t, wt, "rev-parse", "HEAD:crlf.txt"); blob == blobID(raw) {
@@ -121,7 +121,7 @@ func TestAdversary2SameFolderName(t *testing.T) {
 	tmp := filepath.Dir(repo)
 	appendFile(t, filepath.Join(repo, ".git", "info", "exclude"), "*.secret\n")
 	outside := filepath.Join(tmp, "outside")
-	writeFile(t, filepath.Join(outside, "f.txt"), "USER PRECIOUS FILE\n")
+	testbin.WriteFile(t, filepath.Join(outside, "f.txt"), "USER PRECIOUS FILE\n")
 	outsideBefore := dirState(t, outside)
 
 	wt := addWorktree(t, repo, "2.2")
@@ -130,11 +130,11 @@ func TestAdversary2SameFolderName(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(other, "d")); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(other, "e.txt"), "work of the other\n")
-	writeFile(t, filepath.Join(other, "own.secret"), "secret of the other\n")
-	writeFile(t, filepath.Join(wt, "d", "f.txt"), "from the .worktrees one\r\n")
-	writeFile(t, filepath.Join(wt, ".gitattributes"), "d/f.txt text eol=lf\n")
-	writeFile(t, filepath.Join(wt, "own.secret"), "secret of the .worktrees one\n")
+	testbin.WriteFile(t, filepath.Join(other, "e.txt"), "work of the other\n")
+	testbin.WriteFile(t, filepath.Join(other, "own.secret"), "secret of the other\n")
+	testbin.WriteFile(t, filepath.Join(wt, "d", "f.txt"), "from the .worktrees one\r\n")
+	testbin.WriteFile(t, filepath.Join(wt, ".gitattributes"), "d/f.txt text eol=lf\n")
+	testbin.WriteFile(t, filepath.Join(wt, "own.secret"), "secret of the .worktrees one\n")
 	backdate(t, wt)
 	backdate(t, other)
 	want := map[string]string{wt: treeState(t, wt), other: treeState(t, other)}
@@ -184,7 +184,7 @@ func TestAdversary2QuotedNames(t *testing.T) {
 			git(t, repo, "config", "core.autocrlf", "true")
 			wt := addWorktree(t, repo, "2.2")
 			for name, data := range tc.files {
-				writeFile(t, filepath.Join(wt, name), data)
+				testbin.WriteFile(t, filepath.Join(wt, name), data)
 			}
 			backdate(t, wt)
 			want := treeState(t, wt)
@@ -224,14 +224,14 @@ func TestAdversary2AsideAndRecreated(t *testing.T) {
 	if r, doc := clean(t, repo, []string{"GIT_TASKCLEAN_CRASH_AFTER=1"}); r.Code != 99 {
 		t.Fatalf("GIT_TASKCLEAN_CRASH_AFTER=1: exit %d, want 99\n%s", r.Code, printed(r, doc))
 	}
-	if !exists(aside) || exists(wt) {
-		t.Fatalf("fixture: after the first change %s should be aside at %s (aside there: %v, still at its path: %v)", wt, aside, exists(aside), exists(wt))
+	if !testbin.Exists(aside) || testbin.Exists(wt) {
+		t.Fatalf("fixture: after the first change %s should be aside at %s (aside there: %v, still at its path: %v)", wt, aside, testbin.Exists(aside), testbin.Exists(wt))
 	}
 	const rel = "untracked-aside.txt"
 	late := "untracked in aside\nwritten after the crash by a process inside\n"
 	appendFile(t, filepath.Join(aside, rel), "written after the crash by a process inside\n")
 	agent := "the agent's new work\n"
-	writeFile(t, filepath.Join(wt, "agent.txt"), agent)
+	testbin.WriteFile(t, filepath.Join(wt, "agent.txt"), agent)
 	backdate(t, wt)
 	backdate(t, aside)
 	snap.expect(aside, rel, []byte(late))
@@ -271,12 +271,12 @@ func TestAdversary2ForeignLockAfterStaleRecord(t *testing.T) {
 	common := filepath.Join(repo, ".git")
 	lock := filepath.Join(common, "packed-refs.lock")
 	record := fmt.Sprintf("start %d\nlock - %s\n", time.Now().Add(-time.Minute).UnixNano(), strconv.Quote(lock))
-	writeFile(t, filepath.Join(common, "taskclean-"+run+".txn"), record)
-	writeFile(t, lock, "")
+	testbin.WriteFile(t, filepath.Join(common, "taskclean-"+run+".txn"), record)
+	testbin.WriteFile(t, lock, "")
 	snap := snapshotForLoss(t, repo)
 
 	r, doc := clean(t, repo, nil, "--task", "2.2")
-	if !exists(lock) {
+	if !testbin.Exists(lock) {
 		t.Errorf("the foreign %s was removed (exit %d)\n%s", lock, r.Code, printed(r, doc))
 	}
 	switch {
@@ -299,12 +299,12 @@ func TestAdversary2ForeignCommondir(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
 	odd, other := addWorktree(t, repo, "2.1"), addWorktree(t, repo, "2.2")
-	writeFile(t, filepath.Join(odd, "work.txt"), "work\n")
+	testbin.WriteFile(t, filepath.Join(odd, "work.txt"), "work\n")
 	makeDirty(t, other, "other")
 	clone := filepath.Join(realTemp(t), "clone")
 	git(t, "", "clone", "-q", repo, clone)
 	admin := git(t, odd, "rev-parse", "--absolute-git-dir")
-	writeFile(t, filepath.Join(admin, "commondir"), filepath.Join(clone, ".git")+"\n")
+	testbin.WriteFile(t, filepath.Join(admin, "commondir"), filepath.Join(clone, ".git")+"\n")
 	backdate(t, odd)
 	backdate(t, other)
 	objects := filepath.Join(clone, ".git", "objects")
@@ -416,7 +416,7 @@ func TestAdversary2RestoreWhileRebased(t *testing.T) {
 	repo := newRepo(t)
 	wt := addWorktree(t, repo, "2.2")
 	work := []byte("work\n")
-	writeFile(t, filepath.Join(wt, "w.txt"), string(work))
+	testbin.WriteFile(t, filepath.Join(wt, "w.txt"), string(work))
 	backdate(t, wt)
 	head := git(t, wt, "rev-parse", "HEAD")
 	requireRemoved(t, cleanOK(t, repo, nil), wt)
@@ -446,7 +446,7 @@ func TestAdversary2RestoreWhileRebased(t *testing.T) {
 func TestAdversary2TempFolderOfOtherRun(t *testing.T) {
 	t.Parallel()
 	repo := testbin.NewRun(t, filepath.Join(realTemp(t), "repo"), "x1")
-	writeFile(t, filepath.Join(repo, "specs", "x1-a", "plan.md"), testbin.SevenTaskPlan("x1-a"))
+	testbin.WriteFile(t, filepath.Join(repo, "specs", "x1-a", "plan.md"), testbin.SevenTaskPlan("x1-a"))
 	git(t, repo, "add", "-A")
 	git(t, repo, "commit", "-q", "-m", "plan of run x1-a")
 	// The new commit is part of both runs' base, so a task branch made
@@ -455,22 +455,22 @@ func TestAdversary2TempFolderOfOtherRun(t *testing.T) {
 	git(t, repo, "branch", "x1-a-main", "main")
 	wt := filepath.Join(repo, ".worktrees", "x1-task-2-2")
 	git(t, repo, "worktree", "add", "-q", wt, "-b", "x1-task-2-2-product-service", "main")
-	writeFile(t, filepath.Join(wt, "work.txt"), "work\n")
+	testbin.WriteFile(t, filepath.Join(wt, "work.txt"), "work\n")
 	backdate(t, wt)
 	common := filepath.Join(repo, ".git")
 	own := filepath.Join(common, "taskclean-tmp-x1@123456789")
 	theirs := filepath.Join(common, "taskclean-tmp-x1-a@987654321")
-	writeFile(t, filepath.Join(own, "index"), "left by a dead clean of x1\n")
-	writeFile(t, filepath.Join(theirs, "index"), "in use by a clean of x1-a\n")
+	testbin.WriteFile(t, filepath.Join(own, "index"), "left by a dead clean of x1\n")
+	testbin.WriteFile(t, filepath.Join(theirs, "index"), "in use by a clean of x1-a\n")
 
 	r := testbin.Run(repo, nil, "git", "taskclean", "--run", "x1", "--json")
 	if r.Code != 0 {
 		t.Fatalf("git taskclean --run x1: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	if exists(wt) {
+	if testbin.Exists(wt) {
 		t.Errorf("fixture: the clean of x1 kept its stale worktree %s\n%s", wt, r.Stdout)
 	}
-	if exists(own) {
+	if testbin.Exists(own) {
 		t.Errorf("the clean of x1 left %s, a temporary folder of its own run: the name scheme here is not the product's", own)
 	}
 	if got, err := os.ReadFile(filepath.Join(theirs, "index")); err != nil || string(got) != "in use by a clean of x1-a\n" {

@@ -89,7 +89,7 @@ func TestAdversaryConvertedBytes(t *testing.T) {
 		{"clean-filter", "a.ipynb", "cell1\nOUTPUT: result 42\n", func(t *testing.T, repo string) string {
 			git(t, repo, "config", "filter.strip.clean", "sed /OUTPUT/d")
 			git(t, repo, "config", "filter.strip.smudge", "cat")
-			writeFile(t, filepath.Join(repo, ".gitattributes"), "*.ipynb filter=strip\n")
+			testbin.WriteFile(t, filepath.Join(repo, ".gitattributes"), "*.ipynb filter=strip\n")
 			git(t, repo, "add", ".gitattributes")
 			git(t, repo, "commit", "-q", "-m", "strip notebook output")
 			moveBase(t, repo)
@@ -97,7 +97,7 @@ func TestAdversaryConvertedBytes(t *testing.T) {
 		}},
 		{"ident", "n.txt", "$Id: precious $\n", func(t *testing.T, repo string) string {
 			wt := addWorktree(t, repo, "2.2")
-			writeFile(t, filepath.Join(wt, ".gitattributes"), "*.txt ident\n")
+			testbin.WriteFile(t, filepath.Join(wt, ".gitattributes"), "*.txt ident\n")
 			return wt
 		}},
 		{"autocrlf-mixed", "m.txt", "a\r\nb\n", func(t *testing.T, repo string) string {
@@ -122,7 +122,7 @@ func TestAdversaryConvertedBytes(t *testing.T) {
 			t.Parallel()
 			repo := newRepo(t)
 			wt := tc.setup(t, repo)
-			writeFile(t, filepath.Join(wt, tc.file), tc.data)
+			testbin.WriteFile(t, filepath.Join(wt, tc.file), tc.data)
 			backdate(t, wt)
 			want := treeState(t, wt)
 			snap := snapshotForLoss(t, repo)
@@ -154,9 +154,9 @@ func TestAdversaryRestoreUntrackedAttributes(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
 	wt := addWorktree(t, repo, "2.2")
-	writeFile(t, filepath.Join(wt, ".gitattributes"), "*.txt eol=crlf\n")
+	testbin.WriteFile(t, filepath.Join(wt, ".gitattributes"), "*.txt eol=crlf\n")
 	edited := []byte("one\r\nmod\r\n")
-	writeFile(t, filepath.Join(wt, "src", "f1.txt"), string(edited))
+	testbin.WriteFile(t, filepath.Join(wt, "src", "f1.txt"), string(edited))
 	backdate(t, wt)
 	want := treeState(t, wt)
 	snap := snapshotForLoss(t, repo)
@@ -180,15 +180,15 @@ func TestAdversaryRestoreUntrackedAttributes(t *testing.T) {
 func TestAdversaryTrackedTargetFolder(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
-	writeFile(t, filepath.Join(repo, "deploy", "target", "app.yaml"), "replicas: 3\n")
-	writeFile(t, filepath.Join(repo, ".gitignore"), "*.secret\nnode_modules/\n")
+	testbin.WriteFile(t, filepath.Join(repo, "deploy", "target", "app.yaml"), "replicas: 3\n")
+	testbin.WriteFile(t, filepath.Join(repo, ".gitignore"), "*.secret\nnode_modules/\n")
 	git(t, repo, "add", "-A")
 	git(t, repo, "commit", "-q", "-m", "deploy target")
 	moveBase(t, repo)
 	wt := addWorktree(t, repo, "2.2")
 	secret := []byte("KEY=only-here\n")
-	writeFile(t, filepath.Join(wt, "deploy", "target", "prod.secret"), string(secret))
-	writeFile(t, filepath.Join(wt, "node_modules", "pkg", "index.js"), "module.exports = 1\n")
+	testbin.WriteFile(t, filepath.Join(wt, "deploy", "target", "prod.secret"), string(secret))
+	testbin.WriteFile(t, filepath.Join(wt, "node_modules", "pkg", "index.js"), "module.exports = 1\n")
 	backdate(t, wt)
 	if st := git(t, wt, "status", "--porcelain", "--ignored"); !strings.Contains(st, "!! deploy/target/prod.secret") {
 		t.Fatalf("fixture: prod.secret is not an ignored file:\n%s", st)
@@ -197,8 +197,8 @@ func TestAdversaryTrackedTargetFolder(t *testing.T) {
 
 	doc := cleanOK(t, repo, nil)
 	requireRemoved(t, doc, wt)
-	for _, a := range doc.find("remove_worktree", wt) {
-		if strings.Contains(a.raw, "deploy/target") {
+	for _, a := range doc.Find("remove_worktree", wt) {
+		if strings.Contains(a.Raw, "deploy/target") {
 			t.Errorf("the removal treats deploy/target as a regenerated tree: %s", a)
 		}
 	}
@@ -225,7 +225,7 @@ func TestAdversarySkipWorktree(t *testing.T) {
 		repo := newRepo(t)
 		wt := addWorktree(t, repo, "2.2")
 		git(t, wt, "update-index", "--skip-worktree", "src/f1.txt")
-		writeFile(t, filepath.Join(wt, "src", "f1.txt"), "hidden edit\n")
+		testbin.WriteFile(t, filepath.Join(wt, "src", "f1.txt"), "hidden edit\n")
 		backdate(t, wt)
 		if st := git(t, wt, "status", "--porcelain"); st != "" {
 			t.Fatalf("fixture: git status should see nothing, sees %q", st)
@@ -238,16 +238,16 @@ func TestAdversarySkipWorktree(t *testing.T) {
 	t.Run("sparse-checkout", func(t *testing.T) {
 		t.Parallel()
 		repo := newRepo(t)
-		writeFile(t, filepath.Join(repo, "b", "f"), "b\n")
+		testbin.WriteFile(t, filepath.Join(repo, "b", "f"), "b\n")
 		git(t, repo, "add", "b/f")
 		git(t, repo, "commit", "-q", "-m", "b")
 		moveBase(t, repo)
 		wt := addWorktree(t, repo, "2.2")
 		git(t, wt, "sparse-checkout", "set", "a")
-		if exists(filepath.Join(wt, "b", "f")) {
+		if testbin.Exists(filepath.Join(wt, "b", "f")) {
 			t.Fatal("fixture: b/f is still checked out outside the cone")
 		}
-		writeFile(t, filepath.Join(wt, "b", "f"), "edited outside the cone\n")
+		testbin.WriteFile(t, filepath.Join(wt, "b", "f"), "edited outside the cone\n")
 		backdate(t, wt)
 		snap := snapshotForLoss(t, repo)
 		doc := cleanOK(t, repo, nil)
@@ -323,7 +323,7 @@ func TestAdversaryForeignGitFile(t *testing.T) {
 		{"names-a-clone", func(t *testing.T, repo, wt string) string {
 			clone := filepath.Join(realTemp(t), "clone")
 			git(t, "", "clone", "-q", repo, clone)
-			writeFile(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(clone, ".git")+"\n")
+			testbin.WriteFile(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(clone, ".git")+"\n")
 			return filepath.Join(clone, ".git")
 		}},
 		{"is-a-repository", func(t *testing.T, repo, wt string) string {
@@ -339,7 +339,7 @@ func TestAdversaryForeignGitFile(t *testing.T) {
 			repo := newRepo(t)
 			odd, other := addWorktree(t, repo, "2.1"), addWorktree(t, repo, "2.2")
 			makeDirty(t, other, "other")
-			writeFile(t, filepath.Join(odd, "w"), "w\n")
+			testbin.WriteFile(t, filepath.Join(odd, "w"), "w\n")
 			foreign := tc.redirect(t, repo, odd)
 			backdate(t, odd)
 			backdate(t, other)
@@ -382,7 +382,7 @@ func TestAdversaryRestoreUnbornEmpty(t *testing.T) {
 	}
 	appendFile(t, filepath.Join(repo, ".git", "info", "exclude"), ".env\n")
 	env := []byte("SECRET=only-here\n")
-	writeFile(t, filepath.Join(wt, ".env"), string(env))
+	testbin.WriteFile(t, filepath.Join(wt, ".env"), string(env))
 	backdate(t, wt)
 	want := stateOf(t, wt)
 	if want.symref != "refs/heads/"+br23 || want.head != "" || git(t, wt, "ls-files") != "" {
@@ -408,7 +408,7 @@ func TestAdversaryRestoreNewest(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
 	wt := addWorktree(t, repo, "2.2")
-	writeFile(t, filepath.Join(wt, "w.txt"), "w1\n")
+	testbin.WriteFile(t, filepath.Join(wt, "w.txt"), "w1\n")
 	backdate(t, wt)
 	requireRemoved(t, cleanOK(t, repo, nil), wt)
 	restore(t, repo, "2.2")
@@ -465,7 +465,7 @@ func TestAdversaryDeletionFails(t *testing.T) {
 	wt := addWorktree(t, repo, "2.2")
 	makeDirty(t, wt, "stuck")
 	stuck := filepath.Join(wt, "stuck", "f")
-	writeFile(t, stuck, "cannot be unlinked\n")
+	testbin.WriteFile(t, stuck, "cannot be unlinked\n")
 	backdate(t, wt)
 	want := stateOf(t, wt)
 	if r := testbin.Run("", nil, "chattr", "+i", stuck); r.Code != 0 {
@@ -475,7 +475,7 @@ func TestAdversaryDeletionFails(t *testing.T) {
 	gone := wt + ".taskclean-deleting"
 	unstick := func() {
 		for _, p := range []string{stuck, filepath.Join(gone, "stuck", "f")} {
-			if exists(p) {
+			if testbin.Exists(p) {
 				testbin.Run("", nil, "chattr", "-i", p)
 			}
 		}
@@ -488,7 +488,7 @@ func TestAdversaryDeletionFails(t *testing.T) {
 		t.Errorf("exit %d, want 0 (kept, with a reason) or 3\n%s", r.Code, printed(r, doc))
 	}
 	assertNoLoss(t, snap, repo)
-	if !exists(stuck) && !exists(filepath.Join(gone, "stuck", "f")) {
+	if !testbin.Exists(stuck) && !testbin.Exists(filepath.Join(gone, "stuck", "f")) {
 		t.Fatalf("fixture: the immutable file is gone; the deletion did not fail\nactions:\n%s", doc)
 	}
 	unstick()
@@ -497,7 +497,7 @@ func TestAdversaryDeletionFails(t *testing.T) {
 		t.Errorf("rerun: exit %d, want 0\n%s", r2.Code, printed(r2, doc2))
 	}
 	for _, p := range []string{gone, wt} {
-		if exists(p) {
+		if testbin.Exists(p) {
 			t.Errorf("the rerun left %s of the half-deleted worktree\nactions:\n%s", p, doc2)
 		}
 	}

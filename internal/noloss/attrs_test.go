@@ -32,30 +32,30 @@ func TestNoLossAttributeSources(t *testing.T) {
 		sparse bool
 	}{
 		{"tracked-in-subdirectory", "deep/er/n.txt", identData, func(t *testing.T, repo, wt string) []string {
-			writeFile(t, filepath.Join(wt, "deep", "er", ".gitattributes"), "*.txt ident\n")
+			testbin.WriteFile(t, filepath.Join(wt, "deep", "er", ".gitattributes"), "*.txt ident\n")
 			git(t, wt, "add", "deep/er/.gitattributes")
 			git(t, wt, "commit", "-q", "-m", "attributes in a subdirectory")
 			return nil
 		}, false},
 		{"untracked-at-top", "n.txt", identData, func(t *testing.T, repo, wt string) []string {
-			writeFile(t, filepath.Join(wt, ".gitattributes"), "*.txt ident\n")
+			testbin.WriteFile(t, filepath.Join(wt, ".gitattributes"), "*.txt ident\n")
 			return nil
 		}, false},
 		{"untracked-in-untracked-directory", "notes/n.txt", identData, func(t *testing.T, repo, wt string) []string {
-			writeFile(t, filepath.Join(wt, "notes", ".gitattributes"), "*.txt ident\n")
+			testbin.WriteFile(t, filepath.Join(wt, "notes", ".gitattributes"), "*.txt ident\n")
 			return nil
 		}, false},
 		{"ignored", "conf/n.txt", identData, func(t *testing.T, repo, wt string) []string {
 			appendFile(t, filepath.Join(repo, ".git", "info", "exclude"), "conf/.gitattributes\n")
-			writeFile(t, filepath.Join(wt, "conf", ".gitattributes"), "*.txt ident\n")
+			testbin.WriteFile(t, filepath.Join(wt, "conf", ".gitattributes"), "*.txt ident\n")
 			return nil
 		}, false},
 		{"index-only", "sub/n.txt", identData, func(t *testing.T, repo, wt string) []string {
 			// Git reads a .gitattributes missing from the directory from the
 			// index (here a skip-worktree entry, which the save keeps): the
 			// tracked file's edit is converted.
-			writeFile(t, filepath.Join(wt, "sub", "n.txt"), "$Id$\n")
-			writeFile(t, filepath.Join(wt, "sub", ".gitattributes"), "*.txt ident\n")
+			testbin.WriteFile(t, filepath.Join(wt, "sub", "n.txt"), "$Id$\n")
+			testbin.WriteFile(t, filepath.Join(wt, "sub", ".gitattributes"), "*.txt ident\n")
 			git(t, wt, "add", "sub")
 			git(t, wt, "commit", "-q", "-m", "a tracked file and its attributes")
 			git(t, wt, "update-index", "--skip-worktree", "sub/.gitattributes")
@@ -65,28 +65,28 @@ func TestNoLossAttributeSources(t *testing.T) {
 			return nil
 		}, true},
 		{"info-attributes", "n.txt", identData, func(t *testing.T, repo, wt string) []string {
-			writeFile(t, filepath.Join(repo, ".git", "info", "attributes"), "*.txt ident\n")
+			testbin.WriteFile(t, filepath.Join(repo, ".git", "info", "attributes"), "*.txt ident\n")
 			return nil
 		}, false},
 		{"core-attributesfile", "n.txt", identData, func(t *testing.T, repo, wt string) []string {
 			f := filepath.Join(realTemp(t), "attrs")
-			writeFile(t, f, "*.txt ident\n")
+			testbin.WriteFile(t, f, "*.txt ident\n")
 			git(t, repo, "config", "core.attributesFile", f)
 			return nil
 		}, false},
 		{"home-config-default", "n.txt", identData, func(t *testing.T, repo, wt string) []string {
 			// No XDG_CONFIG_HOME: git reads ~/.config/git/attributes.
 			home := realTemp(t)
-			writeFile(t, filepath.Join(home, ".config", "git", "attributes"), "*.txt ident\n")
+			testbin.WriteFile(t, filepath.Join(home, ".config", "git", "attributes"), "*.txt ident\n")
 			return []string{"HOME=" + home, "XDG_CONFIG_HOME="}
 		}, false},
 		{"autocrlf-includeif-onbranch", "crlf.txt", crlfData, func(t *testing.T, repo, wt string) []string {
-			writeFile(t, filepath.Join(repo, ".git", "crlf.cfg"), "[core]\n\tautocrlf = input\n")
+			testbin.WriteFile(t, filepath.Join(repo, ".git", "crlf.cfg"), "[core]\n\tautocrlf = input\n")
 			git(t, repo, "config", "includeIf.onbranch:"+run+"-task-2-2-*.path", "crlf.cfg")
 			return nil
 		}, false},
 		{"autocrlf-includeif-gitdir", "crlf.txt", crlfData, func(t *testing.T, repo, wt string) []string {
-			writeFile(t, filepath.Join(repo, ".git", "crlf.cfg"), "[core]\n\tautocrlf = input\n")
+			testbin.WriteFile(t, filepath.Join(repo, ".git", "crlf.cfg"), "[core]\n\tautocrlf = input\n")
 			git(t, repo, "config", "includeIf.gitdir:"+filepath.Join(repo, ".git", "worktrees")+"/.path", "crlf.cfg")
 			return nil
 		}, false},
@@ -106,7 +106,7 @@ func TestNoLossAttributeSources(t *testing.T) {
 			repo := newRepo(t)
 			wt := addWorktree(t, repo, "2.2")
 			env := tc.setup(t, repo, wt)
-			writeFile(t, filepath.Join(wt, tc.file), tc.data)
+			testbin.WriteFile(t, filepath.Join(wt, tc.file), tc.data)
 			requireConverted(t, wt, env, tc.file, tc.data)
 			backdate(t, wt)
 			want := treeState(t, wt)
@@ -117,7 +117,7 @@ func TestNoLossAttributeSources(t *testing.T) {
 			if id := blobID([]byte(tc.data)); !reachable(t, repo, id) {
 				t.Errorf("the bytes of %s on disk (blob %s) are reachable from no ref\nactions:\n%s", tc.file, id, doc)
 			}
-			if len(doc.find("save_raw", wt)) == 0 {
+			if len(doc.Find("save_raw", wt)) == 0 {
 				t.Errorf("no save_raw action\nactions:\n%s", doc)
 			}
 			assertNoLoss(t, snap, repo)
@@ -166,8 +166,8 @@ func TestNoLossSharedReadsAndCommitWriter(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
 	wts := dirtyWorktrees(t, repo, "2.1", "2.2", "2.3")
-	writeFile(t, filepath.Join(wts[2], "sub", ".gitattributes"), "*.md ident\n")
-	writeFile(t, filepath.Join(wts[2], "sub", "n.md"), "$Id: precious $\n")
+	testbin.WriteFile(t, filepath.Join(wts[2], "sub", ".gitattributes"), "*.md ident\n")
+	testbin.WriteFile(t, filepath.Join(wts[2], "sub", "n.md"), "$Id: precious $\n")
 	backdate(t, wts[2])
 	snap := snapshotForLoss(t, repo)
 	trace := filepath.Join(realTemp(t), "trace")
@@ -202,7 +202,7 @@ func TestNoLossSharedReadsAndCommitWriter(t *testing.T) {
 	if n := count("git hash-object -w --stdin-paths --no-filters -t commit"); n != 1 {
 		t.Errorf("%d commit writers, want 1\n%s", n, data)
 	}
-	if len(doc.find("save_raw", wts[2])) == 0 {
+	if len(doc.Find("save_raw", wts[2])) == 0 {
 		t.Errorf("no save_raw for the worktree with a .gitattributes\nactions:\n%s", doc)
 	}
 	git(t, repo, "fsck", "--strict", "--no-dangling", "--no-progress")
@@ -248,7 +248,7 @@ case " $* " in
 esac
 exec "$REAL_GIT" "$@"
 `
-	writeFile(t, filepath.Join(bin, "git"), wrapper)
+	testbin.WriteFile(t, filepath.Join(bin, "git"), wrapper)
 	if err := os.Chmod(filepath.Join(bin, "git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ exec "$REAL_GIT" "$@"
 				t.Errorf("the error does not name the writer:\n%s%s", r.Stdout, r.Stderr)
 			}
 			for _, wt := range wts {
-				if !exists(wt) {
+				if !testbin.Exists(wt) {
 					t.Errorf("%s was not put back", wt)
 				}
 			}

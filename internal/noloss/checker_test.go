@@ -89,7 +89,7 @@ func takeSnapshot(repo string, extra []string) (*lossSnap, error) {
 		return nil, err
 	}
 	for _, root := range append(roots, extra...) {
-		if !exists(root) {
+		if !testbin.Exists(root) {
 			continue // a worktree whose directory is already gone has no files
 		}
 		files, err := walkTree(root, worktreeSkip)
@@ -181,7 +181,7 @@ func lossesOf(s *lossSnap, repo string) []string {
 	var kept []string
 	if roots, err := worktreeRoots(repo); err == nil {
 		for _, r := range roots {
-			if exists(r) {
+			if testbin.Exists(r) {
 				kept = append(kept, r)
 			}
 		}
@@ -189,14 +189,14 @@ func lossesOf(s *lossSnap, repo string) []string {
 		lost = append(lost, "the repository cannot be read: "+err.Error())
 	}
 	for _, e := range s.extra {
-		if c, err := gitOut(e, "rev-parse", "--path-format=absolute", "--git-common-dir"); err == nil && samePath(c, s.common) {
+		if c, err := gitOut(e, "rev-parse", "--path-format=absolute", "--git-common-dir"); err == nil && testbin.SamePath(c, s.common) {
 			kept = append(kept, e)
 		}
 	}
 	present := map[string]bool{}
 	reach := map[string]bool{}
 	gitDirs := map[string]bool{}
-	if exists(s.common) {
+	if testbin.Exists(s.common) {
 		gitDirs[s.common] = true
 	}
 	for _, root := range kept {
@@ -393,7 +393,7 @@ func TestNoLossCheckerSeesLoss(t *testing.T) {
 	repo := newRepo(t)
 	wt := addWorktree(t, repo, "2.2")
 	git(t, wt, "checkout", "-q", "--detach")
-	writeFile(t, filepath.Join(wt, "lost-commit.txt"), "only in a reflog\n")
+	testbin.WriteFile(t, filepath.Join(wt, "lost-commit.txt"), "only in a reflog\n")
 	git(t, wt, "add", "lost-commit.txt")
 	git(t, wt, "commit", "-q", "-m", "only in the HEAD reflog")
 	lostCommit := git(t, wt, "rev-parse", "HEAD")
@@ -404,7 +404,7 @@ func TestNoLossCheckerSeesLoss(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		deep = filepath.Join(deep, strings.Repeat("d", 100))
 	}
-	writeFile(t, filepath.Join(deep, "deep.txt"), "deep work\n")
+	testbin.WriteFile(t, filepath.Join(deep, "deep.txt"), "deep work\n")
 	snap := snapshotForLoss(t, repo)
 
 	if lost := lossesOf(snap, repo); len(lost) != 0 {

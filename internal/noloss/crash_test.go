@@ -16,7 +16,7 @@ import (
 func gitLocks(t *testing.T, common string) []string {
 	t.Helper()
 	var locks []string
-	if exists(filepath.Join(common, "packed-refs.lock")) {
+	if testbin.Exists(filepath.Join(common, "packed-refs.lock")) {
 		locks = append(locks, "packed-refs.lock")
 	}
 	filepath.WalkDir(filepath.Join(common, "refs"), func(p string, d fs.DirEntry, err error) error {
@@ -80,7 +80,7 @@ func TestNoLossCrashInTransaction(t *testing.T) {
 			if l := leftovers(t, common); len(l) > 0 {
 				t.Errorf("temporary entries of the clean left in %s: %v", common, l)
 			}
-			if exists(wt) {
+			if testbin.Exists(wt) {
 				t.Errorf("the rerun did not finish: %s is still there\nactions:\n%s", wt, doc)
 			}
 			if v := testbin.Run(repo, nil, "git", "rev-parse", "--verify", "-q", "refs/heads/"+br22); v.Code == 0 {
@@ -100,7 +100,7 @@ func TestNoLossForeignLock(t *testing.T) {
 	makeDirty(t, wt, "foreign")
 	lock := filepath.Join(repo, ".git", "refs", "heads", br22+".lock")
 	content := git(t, repo, "rev-parse", "main") + "\n"
-	writeFile(t, lock, content)
+	testbin.WriteFile(t, lock, content)
 	snap := snapshotForLoss(t, repo)
 
 	r, doc := clean(t, repo, nil, "--task", "2.2")
@@ -136,7 +136,7 @@ func TestNoLossUndoAfterCrash(t *testing.T) {
 	}
 	cleanOK(t, repo, nil)
 	for _, wt := range wts {
-		if exists(wt) {
+		if testbin.Exists(wt) {
 			t.Fatalf("fixture: the rerun left %s", wt)
 		}
 	}

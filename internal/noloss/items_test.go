@@ -45,7 +45,7 @@ func TestNoLossMainWorktreeOnTaskBranch(t *testing.T) {
 			}
 			repo, side := filepath.Join(base, "repo"), filepath.Join(base, "side")
 			if tc.finish {
-				writeFile(t, filepath.Join(repo, "schema.sql"), "create table t (id int);\n")
+				testbin.WriteFile(t, filepath.Join(repo, "schema.sql"), "create table t (id int);\n")
 				git(t, repo, "add", "schema.sql")
 				git(t, repo, "commit", "-q", "-m", "schema")
 			}
@@ -54,7 +54,7 @@ func TestNoLossMainWorktreeOnTaskBranch(t *testing.T) {
 
 			r, doc := clean(t, side, nil, tc.args...)
 			for _, p := range []string{repo, filepath.Join(repo, ".git"), filepath.Join(repo, "specs", run, "plan.md")} {
-				if !exists(p) {
+				if !testbin.Exists(p) {
 					t.Errorf("%s is gone after the clean run from ../side", p)
 				}
 			}
@@ -66,7 +66,7 @@ func TestNoLossMainWorktreeOnTaskBranch(t *testing.T) {
 				if v := testbin.Run(repo, nil, "git", "rev-parse", "--verify", "-q", "refs/heads/x1y2z3-task-1-1-schema"); v.Code != 0 {
 					t.Errorf("the branch the main worktree has checked out was deleted")
 				}
-				for _, a := range doc.find("remove_worktree", repo) {
+				for _, a := range doc.Find("remove_worktree", repo) {
 					t.Errorf("the clean chose to remove the main worktree: %s", a)
 				}
 			case r.Code == 2 && tc.refusal:
@@ -98,8 +98,8 @@ func TestNoLossHiddenEdits(t *testing.T) {
 			wt := addWorktree(t, repo, "2.2")
 			git(t, wt, "update-index", "--skip-worktree", "src/f1.txt")
 			git(t, wt, "update-index", "--assume-unchanged", "src/f2.txt")
-			writeFile(t, filepath.Join(wt, "src", "f1.txt"), "hidden edit behind skip-worktree\n")
-			writeFile(t, filepath.Join(wt, "src", "f2.txt"), "hidden edit behind assume-unchanged\n")
+			testbin.WriteFile(t, filepath.Join(wt, "src", "f1.txt"), "hidden edit behind skip-worktree\n")
+			testbin.WriteFile(t, filepath.Join(wt, "src", "f2.txt"), "hidden edit behind assume-unchanged\n")
 			if st := git(t, wt, "status", "--porcelain"); st != "" {
 				t.Fatalf("fixture: git status should see nothing, sees %q", st)
 			}
@@ -117,10 +117,16 @@ func TestNoLossNamesGitRefuses(t *testing.T) {
 		name, names string // names: what the reason may name
 		make        func(t *testing.T, wt string)
 	}{
-		{"dot-GIT", "a/.GIT", func(t *testing.T, wt string) { writeFile(t, filepath.Join(wt, "a", ".GIT", "f"), "in a/.GIT\n") }},
-		{"GIT~1", "GIT~1", func(t *testing.T, wt string) { writeFile(t, filepath.Join(wt, "GIT~1", "f"), "in GIT~1\n") }},
-		{"dot-git-space", "b/.git ", func(t *testing.T, wt string) { writeFile(t, filepath.Join(wt, "b", ".git ", "f"), "in b/.git \n") }},
-		{"dot-git-dot", "c/.git.", func(t *testing.T, wt string) { writeFile(t, filepath.Join(wt, "c", ".git.", "f"), "in c/.git.\n") }},
+		{"dot-GIT", "a/.GIT", func(t *testing.T, wt string) {
+			testbin.WriteFile(t, filepath.Join(wt, "a", ".GIT", "f"), "in a/.GIT\n")
+		}},
+		{"GIT~1", "GIT~1", func(t *testing.T, wt string) { testbin.WriteFile(t, filepath.Join(wt, "GIT~1", "f"), "in GIT~1\n") }},
+		{"dot-git-space", "b/.git ", func(t *testing.T, wt string) {
+			testbin.WriteFile(t, filepath.Join(wt, "b", ".git ", "f"), "in b/.git \n")
+		}},
+		{"dot-git-dot", "c/.git.", func(t *testing.T, wt string) {
+			testbin.WriteFile(t, filepath.Join(wt, "c", ".git.", "f"), "in c/.git.\n")
+		}},
 		{"gitmodules-symlink", ".gitmodules", func(t *testing.T, wt string) {
 			if err := os.Symlink("src/f1.txt", filepath.Join(wt, ".gitmodules")); err != nil {
 				t.Fatal(err)
@@ -196,11 +202,11 @@ func TestNoLossIgnored(t *testing.T) {
 		t.Parallel()
 		repo := newRepo(t)
 		wt := addWorktree(t, repo, "2.2")
-		writeFile(t, filepath.Join(wt, ".gitignore"), "*\n")
+		testbin.WriteFile(t, filepath.Join(wt, ".gitignore"), "*\n")
 		for i := 0; i < 32; i++ {
-			writeFile(t, filepath.Join(wt, "work", fmt.Sprintf("file-%02d.go", i)), fmt.Sprintf("package work // %d\n", i))
+			testbin.WriteFile(t, filepath.Join(wt, "work", fmt.Sprintf("file-%02d.go", i)), fmt.Sprintf("package work // %d\n", i))
 		}
-		writeFile(t, filepath.Join(wt, ".env"), "TOKEN=only-here\n")
+		testbin.WriteFile(t, filepath.Join(wt, ".env"), "TOKEN=only-here\n")
 		snap := snapshotForLoss(t, repo)
 		cleanOK(t, repo, nil)
 		assertNoLoss(t, snap, repo)
@@ -209,7 +215,7 @@ func TestNoLossIgnored(t *testing.T) {
 		repo := newRepo(t)
 		wt := addWorktree(t, repo, "2.2")
 		makeDirty(t, wt, "big")
-		writeFile(t, filepath.Join(wt, ".gitignore"), "*.bin\n")
+		testbin.WriteFile(t, filepath.Join(wt, ".gitignore"), "*.bin\n")
 		big := make([]byte, 2<<20)
 		rand.Read(big)
 		if err := os.WriteFile(filepath.Join(wt, "model.bin"), big, 0o644); err != nil {
@@ -243,16 +249,16 @@ func TestNoLossIgnored(t *testing.T) {
 		repo := newRepo(t)
 		wt := addWorktree(t, repo, "2.2")
 		makeDirty(t, wt, "node")
-		writeFile(t, filepath.Join(wt, ".gitignore"), "node_modules/\n")
+		testbin.WriteFile(t, filepath.Join(wt, ".gitignore"), "node_modules/\n")
 		for i := 0; i < 5; i++ {
-			writeFile(t, filepath.Join(wt, "node_modules", fmt.Sprintf("pkg%d", i), "index.js"), "module.exports = 1\n")
+			testbin.WriteFile(t, filepath.Join(wt, "node_modules", fmt.Sprintf("pkg%d", i), "index.js"), "module.exports = 1\n")
 		}
 		snap := snapshotForLoss(t, repo)
 		doc := cleanOK(t, repo, nil)
 		requireRemoved(t, doc, wt)
 		named := false
-		for _, a := range doc.find("remove_worktree", wt) {
-			named = named || strings.Contains(a.raw, "node_modules")
+		for _, a := range doc.Find("remove_worktree", wt) {
+			named = named || strings.Contains(a.Raw, "node_modules")
 		}
 		if !named {
 			t.Errorf("the removal of %s does not name node_modules\nactions:\n%s", wt, doc)
@@ -281,7 +287,7 @@ func TestNoLossMovedWorktree(t *testing.T) {
 	if st := testbin.Run(moved, nil, "git", "status"); st.Code != 0 {
 		t.Errorf("git status in the moved worktree fails after the clean: %s\nactions:\n%s", st.Stderr, doc)
 	}
-	if !exists(admin) {
+	if !testbin.Exists(admin) {
 		t.Errorf("admin entry %s of the worktree the clean ran in was removed", admin)
 	}
 	assertNoLoss(t, snap, repo)
@@ -303,7 +309,7 @@ func TestNoLossOtherRunBranch(t *testing.T) {
 			status := statusV2(t, wt)
 			snap := snapshotForLoss(t, repo)
 			doc := cleanOK(t, repo, nil, args...)
-			if !exists(wt) {
+			if !testbin.Exists(wt) {
 				t.Fatalf("worktree of another run's branch was removed\nactions:\n%s", doc)
 			}
 			if b := testbin.Run(wt, nil, "git", "symbolic-ref", "HEAD"); strings.TrimSpace(b.Stdout) != "refs/heads/a0b1c2-task-1-1-x" {
@@ -333,17 +339,17 @@ func TestNoLossTaskWhileMainRebasing(t *testing.T) {
 	repo := newRepo(t)
 	git(t, repo, "checkout", "-q", "-b", br21)
 	for _, n := range []string{"a", "b"} {
-		writeFile(t, filepath.Join(repo, "user-"+n+".go"), "package user // "+n+"\n")
+		testbin.WriteFile(t, filepath.Join(repo, "user-"+n+".go"), "package user // "+n+"\n")
 		git(t, repo, "add", "-A")
 		git(t, repo, "commit", "-q", "-m", "user "+n)
 	}
 	if r := testbin.Run(repo, []string{"GIT_SEQUENCE_EDITOR=sed -i 1s/^pick/edit/"}, "git", "rebase", "-i", "HEAD~2"); r.Code != 0 {
 		t.Fatalf("rebase -i: %s%s", r.Stdout, r.Stderr)
 	}
-	if !exists(filepath.Join(repo, ".git", "rebase-merge")) {
+	if !testbin.Exists(filepath.Join(repo, ".git", "rebase-merge")) {
 		t.Fatal("fixture: the rebase did not stop")
 	}
-	writeFile(t, filepath.Join(repo, "user-a.go"), "package user // a, amended\n")
+	testbin.WriteFile(t, filepath.Join(repo, "user-a.go"), "package user // a, amended\n")
 	git(t, repo, "commit", "-q", "-a", "--amend", "-m", "user a, amended")
 	refs := refState(t, repo)
 	files := treeState(t, repo)
@@ -388,7 +394,7 @@ func TestNoLossDryRunChangesNothing(t *testing.T) {
 			wt1, wt2 := addWorktree(t, repo, "2.1"), addWorktree(t, repo, "2.2")
 			makeDirty(t, wt1, "dry1")
 			makeDirty(t, wt2, "dry2")
-			writeFile(t, filepath.Join(wt2, ".gitignore"), "*.bin\n")
+			testbin.WriteFile(t, filepath.Join(wt2, ".gitignore"), "*.bin\n")
 			big := make([]byte, 2<<20)
 			rand.Read(big)
 			if err := os.WriteFile(filepath.Join(wt2, "model.bin"), big, 0o644); err != nil {

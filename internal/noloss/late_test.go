@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // lateTries is how many times each late writer races a clean;
@@ -138,7 +140,7 @@ func lateTry(t *testing.T, i int) (ok [2]bool) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	inside.wait = func() bool { return cmd.Wait() == nil && exists(marker) }
+	inside.wait = func() bool { return cmd.Wait() == nil && testbin.Exists(marker) }
 
 	start := time.Now()
 	r, doc := clean(t, repo, nil)

@@ -1,7 +1,6 @@
 package noloss
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,34 +23,10 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	cleanup, err := testbin.Setup()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	// Every git call must see the repositories made here, and no test seam
-	// may leak in from the caller's environment.
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
-		"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CEILING_DIRECTORIES",
-		"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_TASKCLEAN_CRASH_IN_TXN", "GIT_TASKCLEAN_CRASH_AFTER",
-		"GIT_SEQUENCE_EDITOR", "GIT_EDITOR"} {
-		os.Unsetenv(k)
-	}
-	// A rebase or am that needs an editor must not wait for one.
-	os.Setenv("GIT_EDITOR", "true")
-	tplRoot, err = os.MkdirTemp("", "noloss-template-")
-	if err == nil {
-		tplRoot, err = filepath.EvalSymlinks(tplRoot)
-	}
-	if err != nil {
-		cleanup()
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(tplRoot)
-	cleanup()
-	os.Exit(code)
+	os.Exit(testbin.Main(m, testbin.Options{Setup: func(scratch string) error {
+		tplRoot = scratch
+		return nil
+	}}))
 }
 
 // ---- fixtures ----
@@ -67,11 +42,11 @@ func newRepo(t *testing.T) string {
 	tplOnce.Do(func() {
 		dir := filepath.Join(tplRoot, "repo")
 		testbin.NewRun(t, dir, run)
-		writeFile(t, filepath.Join(dir, "src", "f1.txt"), "one\n")
-		writeFile(t, filepath.Join(dir, "src", "f2.txt"), "two\n")
+		testbin.WriteFile(t, filepath.Join(dir, "src", "f1.txt"), "one\n")
+		testbin.WriteFile(t, filepath.Join(dir, "src", "f2.txt"), "two\n")
 		git(t, dir, "add", "-A")
 		git(t, dir, "commit", "-q", "-m", "base files")
-		writeFile(t, filepath.Join(dir, "src", "f3.txt"), "three\n")
+		testbin.WriteFile(t, filepath.Join(dir, "src", "f3.txt"), "three\n")
 		git(t, dir, "add", "-A")
 		git(t, dir, "commit", "-q", "-m", "more base files")
 		git(t, dir, "branch", "-f", run+"-main", "main")
@@ -90,7 +65,7 @@ func newRepo(t *testing.T) string {
 }
 
 var (
-	tplRoot string // made by TestMain, removed after the tests
+	tplRoot string // testbin.Main's scratch directory, removed after the tests
 	tplOnce sync.Once
 	tpl     string // set once the template is complete
 )
@@ -126,25 +101,15 @@ func addWorktree(t *testing.T, repo, id string) string {
 func makeDirty(t *testing.T, wt, tag string) {
 	t.Helper()
 	appendFile(t, filepath.Join(wt, "src", "f1.txt"), "edit of "+tag+"\n")
-	writeFile(t, filepath.Join(wt, "staged-"+tag+".txt"), "staged in "+tag+"\n")
+	testbin.WriteFile(t, filepath.Join(wt, "staged-"+tag+".txt"), "staged in "+tag+"\n")
 	git(t, wt, "add", "staged-"+tag+".txt")
-	writeFile(t, filepath.Join(wt, "untracked-"+tag+".txt"), "untracked in "+tag+"\n")
-	writeFile(t, filepath.Join(wt, "notes", tag, "todo.md"), "todo of "+tag+"\n")
+	testbin.WriteFile(t, filepath.Join(wt, "untracked-"+tag+".txt"), "untracked in "+tag+"\n")
+	testbin.WriteFile(t, filepath.Join(wt, "notes", tag, "todo.md"), "todo of "+tag+"\n")
 }
 
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	return testbin.Git(t, dir, args...)
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func appendFile(t *testing.T, path, content string) {
@@ -159,62 +124,23 @@ func appendFile(t *testing.T, path, content string) {
 	}
 }
 
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
-}
-
 // ---- running git taskclean ----
-
-type action struct {
-	Op      string `json:"action"`
-	Task    string `json:"task"`
-	Path    string `json:"path"`
-	Branch  string `json:"branch"`
-	Ref     string `json:"ref"`
-	Commit  string `json:"commit"`
-	Reason  string `json:"reason"`
-	Command string `json:"command"`
-	Done    bool   `json:"done"`
-	raw     string
-}
-
-func (a *action) String() string { return a.raw }
-
-type cleanDoc struct {
-	RunID   string            `json:"run_id"`
-	DryRun  bool              `json:"dry_run"`
-	Stamp   string            `json:"stamp"`
-	Backup  string            `json:"backup_prefix"`
-	RawActs []json.RawMessage `json:"actions"`
-	Actions []*action         `json:"-"`
-}
 
 // clean runs `git taskclean --run x1y2z3 --json args...` in dir and decodes
 // what it printed (doc is nil when it printed no JSON document).
-func clean(t *testing.T, dir string, env []string, args ...string) (testbin.Result, *cleanDoc) {
+func clean(t *testing.T, dir string, env []string, args ...string) (testbin.Result, *testbin.CleanResult) {
 	t.Helper()
-	r := testbin.Run(dir, env, "git", append([]string{"taskclean", "--run", run, "--json"}, args...)...)
-	out := strings.TrimSpace(r.Stdout)
-	if !strings.HasPrefix(out, "{") {
+	r := testbin.Taskclean(dir, env, append([]string{"--run", run, "--json"}, args...)...)
+	if !strings.HasPrefix(strings.TrimSpace(r.Stdout), "{") {
 		return r, nil
 	}
-	doc := &cleanDoc{}
-	if err := json.NewDecoder(strings.NewReader(out)).Decode(doc); err != nil {
-		t.Fatalf("git taskclean %v printed no valid JSON: %v\n%s", args, err, r.Stdout)
-	}
-	for _, raw := range doc.RawActs {
-		a := &action{raw: string(raw)}
-		if err := json.Unmarshal(raw, a); err != nil {
-			t.Fatalf("action %s: %v", raw, err)
-		}
-		doc.Actions = append(doc.Actions, a)
-	}
+	doc := &testbin.CleanResult{}
+	testbin.DecodeJSON(t, r, doc)
 	return r, doc
 }
 
 // cleanOK is clean that requires exit 0 and a JSON document.
-func cleanOK(t *testing.T, dir string, env []string, args ...string) *cleanDoc {
+func cleanOK(t *testing.T, dir string, env []string, args ...string) *testbin.CleanResult {
 	t.Helper()
 	r, doc := clean(t, dir, env, args...)
 	if r.Code != 0 || doc == nil {
@@ -225,7 +151,7 @@ func cleanOK(t *testing.T, dir string, env []string, args ...string) *cleanDoc {
 
 // printed is what a clean printed, for a failure message: its actions
 // rather than the whole document, and its stderr.
-func printed(r testbin.Result, doc *cleanDoc) string {
+func printed(r testbin.Result, doc *testbin.CleanResult) string {
 	out := "stdout: " + r.Stdout
 	if doc != nil {
 		out = "actions:\n" + doc.String()
@@ -233,40 +159,15 @@ func printed(r testbin.Result, doc *cleanDoc) string {
 	return out + "\nstderr: " + r.Stderr
 }
 
-// find returns the actions of op on path (any path when path is "").
-func (d *cleanDoc) find(op, path string) []*action {
-	var out []*action
-	if d == nil {
-		return nil
-	}
-	for _, a := range d.Actions {
-		if a.Op == op && (path == "" || samePath(a.Path, path)) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func (d *cleanDoc) String() string {
-	if d == nil {
-		return "(no JSON)"
-	}
-	var b strings.Builder
-	for _, a := range d.Actions {
-		b.WriteString("  " + a.raw + "\n")
-	}
-	return b.String()
-}
-
 // requireSkip checks that the clean kept wt, said so with a skip_worktree
 // action, and (when keyword is set) gave a reason holding keyword.
-func requireSkip(t *testing.T, doc *cleanDoc, wt string, keywords ...string) {
+func requireSkip(t *testing.T, doc *testbin.CleanResult, wt string, keywords ...string) {
 	t.Helper()
-	if !exists(wt) {
+	if !testbin.Exists(wt) {
 		t.Errorf("worktree %s was removed; it must be kept\nactions:\n%s", wt, doc)
 		return
 	}
-	skips := doc.find("skip_worktree", wt)
+	skips := doc.Find("skip_worktree", wt)
 	if len(skips) == 0 {
 		t.Errorf("no skip_worktree action for %s\nactions:\n%s", wt, doc)
 		return
@@ -285,36 +186,17 @@ func requireSkip(t *testing.T, doc *cleanDoc, wt string, keywords ...string) {
 }
 
 // requireRemoved checks that wt is gone and a done remove_worktree said so.
-func requireRemoved(t *testing.T, doc *cleanDoc, wt string) {
+func requireRemoved(t *testing.T, doc *testbin.CleanResult, wt string) {
 	t.Helper()
-	if exists(wt) {
+	if testbin.Exists(wt) {
 		t.Errorf("worktree %s is still there; it must be removed\nactions:\n%s", wt, doc)
 	}
-	for _, a := range doc.find("remove_worktree", wt) {
+	for _, a := range doc.Find("remove_worktree", wt) {
 		if a.Done {
 			return
 		}
 	}
 	t.Errorf("no done remove_worktree action for %s\nactions:\n%s", wt, doc)
-}
-
-// samePath compares two paths after resolving symbolic links of what exists.
-func samePath(a, b string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	return canon(a) == canon(b)
-}
-
-func canon(p string) string {
-	p = filepath.Clean(p)
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-		return filepath.Join(r, filepath.Base(p))
-	}
-	return p
 }
 
 // refState is every ref with its value and the worktree list: what a change

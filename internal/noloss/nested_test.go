@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // git taskclean --all removes the run's shared worktree after the task
@@ -37,8 +39,8 @@ func TestNoLossCrashBetweenNestedRounds(t *testing.T) {
 			t.Fatalf("GIT_TASKCLEAN_CRASH_AFTER=%d: exit %d, want 99\n%s", k, r.Code, printed(r, doc))
 		}
 		cleanOK(t, repo, nil, "--all")
-		if exists(inner) || exists(shared) {
-			t.Errorf("crash after change %d: the rerun left %v %v", k, exists(inner), exists(shared))
+		if testbin.Exists(inner) || testbin.Exists(shared) {
+			t.Errorf("crash after change %d: the rerun left %v %v", k, testbin.Exists(inner), testbin.Exists(shared))
 		}
 		assertNoLoss(t, snap, repo)
 		if t.Failed() {

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // Adversarial tests of git config taskclean.preRemove (and of run() passing
@@ -151,7 +153,7 @@ func TestPreHookCommitWithTask(t *testing.T) {
 	data, _ := os.ReadFile(headFile)
 	hookHead := strings.TrimSpace(string(data))
 	var saved string
-	for _, a := range doc.find("save_branch", "") {
+	for _, a := range doc.Find("save_branch", "") {
 		if a.Branch == br22 {
 			saved = a.Commit
 		}
@@ -187,7 +189,7 @@ func TestPreHookSwitchedBranchDeleted(t *testing.T) {
 	if sym == "refs/heads/"+br23 && !branchExists(repo, br23) {
 		t.Errorf("the kept worktree %s has %s checked out, and the clean deleted that branch: HEAD names a branch that does not exist\nactions:\n%s", wt, br23, doc)
 	}
-	for _, a := range doc.find("delete_branch", "") {
+	for _, a := range doc.Find("delete_branch", "") {
 		if a.Branch == sym[len("refs/heads/"):] && a.Done {
 			t.Errorf("deleted %s, which the kept worktree has checked out", a.Branch)
 		}
@@ -226,7 +228,7 @@ func TestPreHookTimeoutLeavesProcess(t *testing.T) {
 		t.Errorf("after the clean timed the hook out, processes it started still work in %s: pids %v", wt, left)
 	}
 	doc = cleanOK(t, repo, nil, "-n")
-	for _, a := range doc.find("skip_worktree", wt) {
+	for _, a := range doc.Find("skip_worktree", wt) {
 		if strings.Contains(a.Reason, "in use by") {
 			t.Errorf("the next clean finds the timed-out hook's child still at work: %s", a.Reason)
 		}
@@ -251,7 +253,7 @@ func TestPreHookBackgroundChildIsNoFailure(t *testing.T) {
 	snap := snapshotForLoss(t, repo)
 	doc := cleanOK(t, repo, nil)
 	assertNoLoss(t, snap, repo)
-	for _, a := range doc.find("skip_worktree", wt) {
+	for _, a := range doc.Find("skip_worktree", wt) {
 		if strings.Contains(a.Reason, "WaitDelay") {
 			t.Errorf("a hook that exited 0 is reported as failed: %s", a.Reason)
 		}
@@ -288,7 +290,7 @@ func TestPreHookHugeOutputMemory(t *testing.T) {
 	base := maxRSS(t, repo)
 	setHook(t, repo, `head -c 48000000 /dev/zero | tr '\0' x; exit 1`)
 	big := maxRSS(t, repo)
-	if !exists(wt) {
+	if !testbin.Exists(wt) {
 		t.Fatalf("%s removed although its hook failed", wt)
 	}
 	if big-base > 64<<10 {
@@ -364,13 +366,13 @@ func TestPreHookRemovedItsWorktreeReport(t *testing.T) {
 	if r.Code != 0 || doc == nil {
 		t.Fatalf("git taskclean --task 2.2: exit %d\n%s", r.Code, printed(r, doc))
 	}
-	if exists(wt) {
+	if testbin.Exists(wt) {
 		t.Fatalf("fixture: the hook did not remove %s", wt)
 	}
-	for _, a := range doc.find("skip_worktree", wt) {
+	for _, a := range doc.Find("skip_worktree", wt) {
 		t.Errorf("the report keeps a worktree that is gone: %s", a.Reason)
 	}
-	for _, a := range doc.find("skip_branch", "") {
+	for _, a := range doc.Find("skip_branch", "") {
 		if strings.Contains(a.Reason, "which stays") {
 			t.Errorf("branch %s kept as %q, but that worktree is gone", a.Branch, a.Reason)
 		}

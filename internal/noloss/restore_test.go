@@ -44,12 +44,12 @@ func restoreFixture(t *testing.T) (repo, wt string) {
 	wt = addWorktree(t, repo, "2.2")
 	makeDirty(t, wt, "restore")
 	// Staged, then changed again: index and file differ.
-	writeFile(t, filepath.Join(wt, "src", "f2.txt"), "two, staged\n")
+	testbin.WriteFile(t, filepath.Join(wt, "src", "f2.txt"), "two, staged\n")
 	git(t, wt, "add", "src/f2.txt")
-	writeFile(t, filepath.Join(wt, "src", "f2.txt"), "two, staged, then edited\n")
+	testbin.WriteFile(t, filepath.Join(wt, "src", "f2.txt"), "two, staged, then edited\n")
 	git(t, wt, "rm", "-q", "src/f3.txt")
-	writeFile(t, filepath.Join(wt, ".gitignore"), ".env\n")
-	writeFile(t, filepath.Join(wt, ".env"), "SECRET=ignored but saved\n")
+	testbin.WriteFile(t, filepath.Join(wt, ".gitignore"), ".env\n")
+	testbin.WriteFile(t, filepath.Join(wt, ".env"), "SECRET=ignored but saved\n")
 	return repo, wt
 }
 
@@ -109,10 +109,10 @@ func TestNoLossRestoreUnborn(t *testing.T) {
 	git(t, repo, "worktree", "add", "-q", "--detach", wt)
 	git(t, wt, "checkout", "-q", "--orphan", br23)
 	git(t, wt, "rm", "-rf", "-q", ".")
-	writeFile(t, filepath.Join(wt, "order.go"), "package order\n")
-	writeFile(t, filepath.Join(wt, "order_test.go"), "package order // test\n")
+	testbin.WriteFile(t, filepath.Join(wt, "order.go"), "package order\n")
+	testbin.WriteFile(t, filepath.Join(wt, "order_test.go"), "package order // test\n")
 	git(t, wt, "add", "order.go")
-	writeFile(t, filepath.Join(wt, "NOTES"), "not staged\n")
+	testbin.WriteFile(t, filepath.Join(wt, "NOTES"), "not staged\n")
 	want := stateOf(t, wt)
 	if want.symref != "refs/heads/"+br23 || want.head != "" {
 		t.Fatalf("fixture: HEAD %q at %q, want unborn %s", want.symref, want.head, br23)

@@ -83,12 +83,12 @@ func claimRepo(t *testing.T, dir string, fourth bool) string {
 	want := []string{"2.1", "2.2", "2.3"}
 	if fourth {
 		plan := testbin.SevenTaskPlan(run)
-		last := "### Task 2.3: Order service (M - 2.5h)\n"
-		if !strings.Contains(plan, last) {
-			t.Fatalf("the seven-task plan has no line %q", last)
+		next := "## Phase 3: Integration (Sequential)\n"
+		if !strings.Contains(plan, next) {
+			t.Fatalf("the seven-task plan has no line %q", next)
 		}
-		plan = strings.Replace(plan, last, last+"### Task 2.4: Payment service (M - 2h)\n", 1)
-		writeFile(t, repo, filepath.Join("specs", run, "plan.md"), plan)
+		plan = strings.Replace(plan, next, "### Task 2.4: Payment service (M - 2h)\n\n"+next, 1)
+		testbin.WriteFile(t, filepath.Join(repo, "specs", run, "plan.md"), plan)
 		testbin.Git(t, repo, "commit", "-q", "-am", "Add task 2.4")
 		testbin.Git(t, repo, "branch", "-f", run+"-main", "main")
 		want = append(want, "2.4")
@@ -565,7 +565,7 @@ func cleanVersusRenew(t *testing.T, n int, remote bool) {
 			t.Fatalf("try %d: the copy's worktree %s was not repaired", i, wt)
 		}
 		content := fmt.Sprintf("package wip // try %d of the holder, not committed\n", i)
-		writeFile(t, wt, rel, content)
+		testbin.WriteFile(t, filepath.Join(wt, rel), content)
 
 		clean := &call{dir: where, args: append([]string{"taskclean", "--run", run}, extra...)}
 		renew := &call{dir: where, args: append([]string{"taskresume", run, "--renew", "2.1", "--as", holder, "--ttl", "30m"}, extra...)}

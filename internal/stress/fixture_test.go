@@ -18,34 +18,15 @@ import (
 
 const run = "x1y2z3"
 
-// tmpRoot holds the template and every iteration's copy; TestMain removes it.
+// tmpRoot holds the template and every iteration's copy; testbin.Main
+// removes it after the tests.
 var tmpRoot string
 
 func TestMain(m *testing.M) {
-	cleanup, err := testbin.Setup()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	// The cleans and the checks must see only the repositories made here.
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
-		"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_TASKCLEAN_CRASH_IN_TXN"} {
-		os.Unsetenv(k)
-	}
-	dir, err := os.MkdirTemp("", "taskclean-stress-")
-	if err == nil {
-		// git prints real paths; compare like with like.
-		tmpRoot, err = filepath.EvalSymlinks(dir)
-	}
-	if err != nil {
-		cleanup()
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	cleanup()
-	os.Exit(code)
+	os.Exit(testbin.Main(m, testbin.Options{Setup: func(scratch string) error {
+		tmpRoot = scratch
+		return nil
+	}}))
 }
 
 // fixture is one copy of the crashed run: the repository's top and its three
@@ -113,7 +94,7 @@ func buildTemplate(t testing.TB) *fixture {
 	t.Helper()
 	build := filepath.Join(tmpRoot, "build", "repo")
 	root := testbin.NewRun(t, build, run)
-	writeFile(t, root, ".gitignore", ".env\n")
+	testbin.WriteFile(t, filepath.Join(root, ".gitignore"), ".env\n")
 	testbin.Git(t, root, "add", ".gitignore")
 	testbin.Git(t, root, "commit", "-q", "-m", "Ignore .env")
 	testbin.Git(t, root, "branch", "-f", run+"-main", "main")
@@ -128,17 +109,17 @@ func buildTemplate(t testing.TB) *fixture {
 			testbin.Git(t, root, "worktree", "add", "-q", "-b", run+"-task-2-"+strconv.Itoa(i+1)+"-"+slugs[i], path, b12)
 		} else {
 			testbin.Git(t, root, "worktree", "add", "-q", "--detach", path, b12)
-			writeFile(t, path, "wip/order.go", "package wip // task 2.3, committed on a detached HEAD\n")
+			testbin.WriteFile(t, filepath.Join(path, "wip/order.go"), "package wip // task 2.3, committed on a detached HEAD\n")
 			testbin.Git(t, path, "add", "wip/order.go")
 			testbin.Git(t, path, "commit", "-q", "-m", "wip: order service")
 		}
-		writeFile(t, path, "src/"+slugs[i]+".go", "package src // task "+id+", staged\n")
+		testbin.WriteFile(t, filepath.Join(path, "src/"+slugs[i]+".go"), "package src // task "+id+", staged\n")
 		testbin.Git(t, path, "add", "src/"+slugs[i]+".go")
-		writeFile(t, path, "task-1-1.txt", "task 1.1\nchanged by task "+id+", not staged\n")
-		writeFile(t, path, "NOTES.md", "notes of task "+id+"\n")
-		writeFile(t, path, "scratch/todo.txt", "todo of task "+id+"\n")
+		testbin.WriteFile(t, filepath.Join(path, "task-1-1.txt"), "task 1.1\nchanged by task "+id+", not staged\n")
+		testbin.WriteFile(t, filepath.Join(path, "NOTES.md"), "notes of task "+id+"\n")
+		testbin.WriteFile(t, filepath.Join(path, "scratch/todo.txt"), "todo of task "+id+"\n")
 		if i == 1 {
-			writeFile(t, path, ".env", "API_KEY=secret-of-task-"+id+"\n")
+			testbin.WriteFile(t, filepath.Join(path, ".env"), "API_KEY=secret-of-task-"+id+"\n")
 		}
 	}
 	if st := testbin.Git(t, filepath.Join(root, ".worktrees", wtNames[1]), "status", "--porcelain", "--ignored"); !strings.Contains(st, "!! .env") {
@@ -153,17 +134,6 @@ func buildTemplate(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	return &fixture{root: filepath.Join(dst, "repo")}
-}
-
-func writeFile(t testing.TB, dir, rel, content string) {
-	t.Helper()
-	p := filepath.Join(dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // worktreeList returns the paths git has registered as worktrees.

@@ -315,14 +315,12 @@ func TestLateWriters(t *testing.T) {
 // skipReason returns the reason the clean's JSON gives for keeping path,
 // empty when it gives none.
 func skipReason(jsonOut, path string) string {
-	var res struct {
-		Actions []struct{ Action, Path, Reason string }
-	}
+	var res testbin.CleanResult
 	if json.Unmarshal([]byte(jsonOut), &res) != nil {
 		return ""
 	}
 	for _, a := range res.Actions {
-		if a.Action == "skip_worktree" && a.Path == path {
+		if a.Op == "skip_worktree" && a.Path == path {
 			return a.Reason
 		}
 	}
