@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
-	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/ui"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -83,7 +83,7 @@ func recoverChanged(ctx context.Context, repo *gitcmd.Repo, run string, lock *Lo
 				// has looked.
 				changed = true
 				acts = append(acts, &Action{Op: OpSkipWorktree, Path: path, Reason: "an interrupted clean moved it to " + path + asideSuffix +
-					" and something new is now at " + path + "; both are left as they are: move one away, rename the other back, then unlock with git worktree unlock " + resume.ShellQuote(path)})
+					" and something new is now at " + path + "; both are left as they are: move one away, rename the other back, then unlock with git worktree unlock " + ui.ShellQuote(path)})
 				continue
 			}
 			if _, err := os.Lstat(path + deletingSuffix); err == nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/ui"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -148,7 +149,7 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 		return fail(err)
 	}
 	// HEAD on its branch, when that is where it was and still can be.
-	a.Reason = "detached at " + resume.Short(head)
+	a.Reason = "detached at " + ui.Short(head)
 	if pick.Branch != "" {
 		ref := "refs/heads/" + pick.Branch
 		cur, _ := repo.Refs(ctx, ref)
@@ -200,9 +201,9 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 				a.Reason = "on unborn branch " + pick.Branch
 			}
 		case tip == "":
-			a.Reason += "; branch " + pick.Branch + " no longer exists (git switch -c " + resume.ShellQuote(pick.Branch) + " to make it again)"
+			a.Reason += "; branch " + pick.Branch + " no longer exists (git switch -c " + ui.ShellQuote(pick.Branch) + " to make it again)"
 		default:
-			a.Reason += "; branch " + pick.Branch + " has moved to " + resume.Short(tip)
+			a.Reason += "; branch " + pick.Branch + " has moved to " + ui.Short(tip)
 		}
 	}
 	// Fresh stat data, so that status does not see every file as touched.

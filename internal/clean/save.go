@@ -117,7 +117,7 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) ([]gitcmd.RefUpdate
 		// --undo brings it back under the same name.
 		a := c.add(&Action{Op: OpSaveBranch, Task: bt.Task, Branch: bt.B.Name, Commit: bt.B.OID,
 			Ref: c.prefix + "branch/" + bt.B.Name})
-		a.Command = "git branch " + resume.ShellQuote(bt.B.Name) + " " + bt.B.OID
+		a.Command = "git branch " + ui.ShellQuote(bt.B.Name) + " " + bt.B.OID
 		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: bt.B.OID})
 	}
 	if c.opts.NoBackup {
@@ -330,9 +330,9 @@ func (c *cleaner) prove(t *Target, snap *worktree.Snapshot) string {
 	}
 	if len(other) == 0 {
 		return fmt.Sprintf("%s past the save budget (%d KiB a file, %d MiB in all): %s; pass --drop-ignored to let them go",
-			ui.Plural(len(big), "ignored file"), c.opts.Budget.PerFile>>10, c.opts.Budget.Total>>20, resume.FirstFew(big))
+			ui.Plural(len(big), "ignored file"), c.opts.Budget.PerFile>>10, c.opts.Budget.Total>>20, ui.FirstFew(big))
 	}
-	return fmt.Sprintf("cannot prove its save holds everything: %s; it stays", resume.FirstFew(append(other, big...)))
+	return fmt.Sprintf("cannot prove its save holds everything: %s; it stays", ui.FirstFew(append(other, big...)))
 }
 
 // tmpPrefix names the temporary folders of a clean of run; a later clean
@@ -346,7 +346,7 @@ func (c *cleaner) restoreCommand(path string) string {
 }
 
 func restoreCmd(run, path string) string {
-	return "git taskclean --run " + run + " --restore " + resume.ShellQuote(path)
+	return "git taskclean --run " + run + " --restore " + ui.ShellQuote(path)
 }
 
 // snapTip is what keeps a worktree's HEAD reachable after the clean: its

@@ -13,6 +13,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/claims"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/ui"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -222,12 +223,12 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 		}
 		if b := obs.Branches[p]; b != "" {
 			holders[b] = fmt.Sprintf("branch %s is checked out in %s (%s); free it with: git -C %s switch --detach",
-				b, p, why, resume.ShellQuote(p))
+				b, p, why, ui.ShellQuote(p))
 		}
 		for _, op := range append([]Operation{obs.InProgress[p]}, obs.Held[p]...) {
 			if op.Branch != "" {
 				holders[op.Branch] = fmt.Sprintf("branch %s: a %s of it is in progress in %s (%s); finish it, or abort it with: git -C %s %s",
-					op.Branch, op.Op, p, why, resume.ShellQuote(p), abortCommand(op.Op))
+					op.Branch, op.Op, p, why, ui.ShellQuote(p), abortCommand(op.Op))
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/ui"
 )
 
 // Undo restores the branches a clean of the run deleted (the last one, or
@@ -95,7 +96,7 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 				case ok && cur == it.Commit:
 					a.Op, a.Reason, a.Done = OpSkipBranch, "already restored", true
 				case ok:
-					a.Op, a.Reason = OpSkipBranch, fmt.Sprintf("branch exists at %s; the saved tip is %s (git branch -f %s %s to take it)", resume.Short(cur), resume.Short(it.Commit), resume.ShellQuote(it.Name), it.Commit)
+					a.Op, a.Reason = OpSkipBranch, fmt.Sprintf("branch exists at %s; the saved tip is %s (git branch -f %s %s to take it)", ui.Short(cur), ui.Short(it.Commit), ui.ShellQuote(it.Name), it.Commit)
 				default:
 					creates = append(creates, gitcmd.RefUpdate{Op: "create", Ref: "refs/heads/" + it.Name, New: it.Commit})
 				}

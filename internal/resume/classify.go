@@ -119,6 +119,12 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 	}
 	current := canonical(st.Repo.TopLevel)
 	var admins map[string]string // read whole only when a worktree cannot say
+	adminDirs := func() map[string]string {
+		if admins == nil {
+			admins = worktree.AdminDirs(st.Repo.CommonDir)
+		}
+		return admins
+	}
 
 	var out []*Worktree
 	var live []string
@@ -127,74 +133,8 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		if w.Bare || !st.belongsToRun(w, run) {
 			continue
 		}
-		rw := &Worktree{Path: w.Path, Head: w.HEAD, Branch: w.BranchShort(), Detached: w.Detached,
-			Locked: w.Locked, LockReason: w.LockReason, Main: w.Main}
-		if w.Main {
-			rw.AdminDir = st.Repo.CommonDir
-		} else {
-			var ok bool
-			if rw.AdminDir, ok = worktree.AdminDirOf(st.Repo.CommonDir, w.Path); !ok {
-				if admins == nil {
-					admins = worktree.AdminDirs(st.Repo.CommonDir)
-				}
-				rw.AdminDir = admins[filepath.Clean(w.Path)]
-			}
-		}
-		if fi, err := os.Lstat(w.Path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			// A symbolic link is never followed, whatever git makes of the
-			// place it points to: not missing, not a damaged entry.
-			rw.Symlink = true
-			rw.Error = "its path is a symbolic link; not followed"
-		} else if w.Prunable {
-			// git calls a worktree prunable when it cannot use its .git
-			// file. Only a directory that is really gone is "missing"; one
-			// git cannot read stays as it is; otherwise the admin entry is
-			// damaged (it names a place that is not this worktree), and
-			// only that entry can go.
-			_, statErr := os.Lstat(w.Path)
-			_, readErr := os.ReadFile(filepath.Join(w.Path, ".git"))
-			switch {
-			case errors.Is(statErr, fs.ErrNotExist):
-				rw.Missing = true
-			case errors.Is(readErr, fs.ErrPermission) || errors.Is(statErr, fs.ErrPermission):
-				rw.Error = "cannot read it (permission denied)"
-				rw.Unreadable = true
-			default:
-				rw.Error = "git cannot use it: " + w.PrunableReason
-				rw.Broken = true
-			}
-		}
-		// The worktree this command runs in is known by its git directory
-		// as well as by its path: a worktree moved by hand is still the
-		// current one although git lists it under its old path.
-		rw.Current = current != "" && canonical(w.Path) == current ||
-			rw.AdminDir != "" && sameFile(rw.AdminDir, st.Repo.GitDir)
-		switch {
-		case st.isShared(w, run):
-			// A sequential task's branch checked out here is where that
-			// task ended, not a worktree of the task: removing it would
-			// take the orchestrator's workspace.
-			rw.Shared, rw.Task = true, ""
-		case branchTask[rw.Branch] != "":
-			rw.Task = branchTask[rw.Branch]
-		case nameTask[w.Name()] != "" && st.inWorktreeDir(w.Path):
-			rw.Task = nameTask[w.Name()]
-		case w.Name() == branches.MainBranch(run) || rw.Branch == branches.MainBranch(run):
-			rw.Task = ""
-		default:
-			rw.Task = "?"
-		}
-		// A worktree of the run elsewhere (a review checkout of a task's
-		// branch) is the user's placement: reported, removed only when
-		// named (--task) or with the whole run (--all). A bare repository
-		// with a relative setting has no folder to be outside of: there
-		// task worktrees sit beside the repository, and only a directory
-		// named for the run's tasks is one the run made.
-		if st.hasWorktreeFolder() {
-			rw.Outside = !w.Main && !rw.Shared && !st.inWorktreeDir(w.Path)
-		} else {
-			rw.Outside = !w.Main && !rw.Shared && !strings.HasPrefix(w.Name(), branches.TaskPrefix(run))
-		}
+		rw := st.runWorktree(w, current, adminDirs)
+		st.assignTask(w, rw, branchTask, nameTask)
 		st.Worktrees = append(st.Worktrees, w)
 		out = append(out, rw)
 		if !rw.Missing && !rw.Broken && !rw.Unreadable && !rw.Symlink {
@@ -211,27 +151,119 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		live, detached = nil, nil
 	}
 	if st.opts.NoStatus {
-		// Only what decides a task: a worktree on a task's branch (or at
-		// its tip) with uncommitted changes means its attempt was
-		// interrupted, so the task is not done.
-		tipTask := map[string]bool{}
-		for _, b := range st.TaskBranches {
-			tipTask[b.OID] = true
-		}
-		keep := map[string]bool{}
-		for _, rw := range out {
-			if !rw.Shared && (!rw.Detached && branchTask[rw.Branch] != "" || rw.Detached && tipTask[rw.Head]) {
-				keep[rw.Path] = true
-			}
-		}
-		var some []string
-		for _, p := range live {
-			if keep[p] {
-				some = append(some, p)
-			}
-		}
-		live = some
+		live = st.decidingOnly(out, live, branchTask)
 	}
+	st.readWorktrees(ctx, out, live, detached)
+	return out
+}
+
+// runWorktree is the report's entry for w: where its admin entry is,
+// whether it can be used at all, and whether the command runs in it
+// (current is the canonical top of the worktree it runs in).
+func (st *State) runWorktree(w *worktree.Worktree, current string, adminDirs func() map[string]string) *Worktree {
+	rw := &Worktree{Path: w.Path, Head: w.HEAD, Branch: w.BranchShort(), Detached: w.Detached,
+		Locked: w.Locked, LockReason: w.LockReason, Main: w.Main}
+	if w.Main {
+		rw.AdminDir = st.Repo.CommonDir
+	} else {
+		var ok bool
+		if rw.AdminDir, ok = worktree.AdminDirOf(st.Repo.CommonDir, w.Path); !ok {
+			rw.AdminDir = adminDirs()[filepath.Clean(w.Path)]
+		}
+	}
+	if fi, err := os.Lstat(w.Path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		// A symbolic link is never followed, whatever git makes of the
+		// place it points to: not missing, not a damaged entry.
+		rw.Symlink = true
+		rw.Error = "its path is a symbolic link; not followed"
+	} else if w.Prunable {
+		// git calls a worktree prunable when it cannot use its .git
+		// file. Only a directory that is really gone is "missing"; one
+		// git cannot read stays as it is; otherwise the admin entry is
+		// damaged (it names a place that is not this worktree), and
+		// only that entry can go.
+		_, statErr := os.Lstat(w.Path)
+		_, readErr := os.ReadFile(filepath.Join(w.Path, ".git"))
+		switch {
+		case errors.Is(statErr, fs.ErrNotExist):
+			rw.Missing = true
+		case errors.Is(readErr, fs.ErrPermission) || errors.Is(statErr, fs.ErrPermission):
+			rw.Error = "cannot read it (permission denied)"
+			rw.Unreadable = true
+		default:
+			rw.Error = "git cannot use it: " + w.PrunableReason
+			rw.Broken = true
+		}
+	}
+	// The worktree this command runs in is known by its git directory
+	// as well as by its path: a worktree moved by hand is still the
+	// current one although git lists it under its old path.
+	rw.Current = current != "" && canonical(w.Path) == current ||
+		rw.AdminDir != "" && sameFile(rw.AdminDir, st.Repo.GitDir)
+	return rw
+}
+
+// assignTask says whose worktree rw is: the shared worktree's, a task's
+// (by its branch, else by its directory's name), the run's, or an unknown
+// task's ("?"); and whether it is outside the worktree folder.
+func (st *State) assignTask(w *worktree.Worktree, rw *Worktree, branchTask, nameTask map[string]string) {
+	run := st.Report.RunID
+	switch {
+	case st.isShared(w, run):
+		// A sequential task's branch checked out here is where that
+		// task ended, not a worktree of the task: removing it would
+		// take the orchestrator's workspace.
+		rw.Shared, rw.Task = true, ""
+	case branchTask[rw.Branch] != "":
+		rw.Task = branchTask[rw.Branch]
+	case nameTask[w.Name()] != "" && st.inWorktreeDir(w.Path):
+		rw.Task = nameTask[w.Name()]
+	case w.Name() == branches.MainBranch(run) || rw.Branch == branches.MainBranch(run):
+		rw.Task = ""
+	default:
+		rw.Task = "?"
+	}
+	// A worktree of the run elsewhere (a review checkout of a task's
+	// branch) is the user's placement: reported, removed only when
+	// named (--task) or with the whole run (--all). A bare repository
+	// with a relative setting has no folder to be outside of: there
+	// task worktrees sit beside the repository, and only a directory
+	// named for the run's tasks is one the run made.
+	if st.hasWorktreeFolder() {
+		rw.Outside = !w.Main && !rw.Shared && !st.inWorktreeDir(w.Path)
+	} else {
+		rw.Outside = !w.Main && !rw.Shared && !strings.HasPrefix(w.Name(), branches.TaskPrefix(run))
+	}
+}
+
+// decidingOnly keeps, of the live worktrees, only those whose status
+// decides a task: a worktree on a task's branch (or at its tip) with
+// uncommitted changes means its attempt was interrupted, so the task is
+// not done.
+func (st *State) decidingOnly(out []*Worktree, live []string, branchTask map[string]string) []string {
+	tipTask := map[string]bool{}
+	for _, b := range st.TaskBranches {
+		tipTask[b.OID] = true
+	}
+	keep := map[string]bool{}
+	for _, rw := range out {
+		if !rw.Shared && (!rw.Detached && branchTask[rw.Branch] != "" || rw.Detached && tipTask[rw.Head]) {
+			keep[rw.Path] = true
+		}
+	}
+	var some []string
+	for _, p := range live {
+		if keep[p] {
+			some = append(some, p)
+		}
+	}
+	return some
+}
+
+// readWorktrees reads what the live worktrees hold (one status each) and
+// the commits on detached HEADs that no ref holds (one walk for all), and
+// gives each worktree its state.
+func (st *State) readWorktrees(ctx context.Context, out []*Worktree, live, detached []string) {
 	statuses, files := worktree.ReadStatusFiles(ctx, live, st.opts.Ignored)
 	unreach := map[string]int{}
 	if len(detached) > 0 {
@@ -253,20 +285,19 @@ func (st *State) classifyWorktrees(ctx context.Context, wts []*worktree.Worktree
 		}
 		switch {
 		case rw.Missing:
-			rw.State = string(worktree.Missing)
+			rw.State = WorktreeMissing
 		case rw.Locked:
-			rw.State = string(worktree.Locked)
+			rw.State = WorktreeLocked
 		case rw.Error != "":
-			rw.State = "unknown"
+			rw.State = WorktreeUnknown
 		case rw.Unreachable > 0:
-			rw.State = string(worktree.Orphaned)
+			rw.State = WorktreeDetachedWithCommits
 		case rw.Staged+rw.Unstaged+rw.Untracked > 0:
-			rw.State = string(worktree.Dirty)
+			rw.State = WorktreeDirty
 		default:
-			rw.State = string(worktree.Clean)
+			rw.State = WorktreeClean
 		}
 	}
-	return out
 }
 
 // sharedWorkFor says whose uncommitted work the shared worktree holds. A
@@ -281,15 +312,15 @@ func (st *State) sharedWorkFor() {
 		if !w.Shared || w.Staged+w.Unstaged+w.Untracked == 0 {
 			continue
 		}
-		if r := rep.Resume; r != nil && r.Mode == string(plan.Sequential) && len(r.Tasks) > 0 {
+		if r := rep.Resume; r != nil && r.Mode == ModeSequential && len(r.Tasks) > 0 {
 			w.WorkFor = r.Tasks[0]
-			rep.Problems = append(rep.Problems, Problem{Kind: "shared_worktree_work", Task: w.WorkFor,
+			rep.Problems = append(rep.Problems, Problem{Kind: ProblemSharedWorktreeWork, Task: w.WorkFor,
 				Message: fmt.Sprintf("worktree %s holds uncommitted work of task %s (the running task of sequential phase %d); it is kept",
 					w.Path, w.WorkFor, r.Phase)})
 			continue
 		}
 		w.WorkFor = ""
-		rep.Problems = append(rep.Problems, Problem{Kind: "shared_worktree_work",
+		rep.Problems = append(rep.Problems, Problem{Kind: ProblemSharedWorktreeWork,
 			Message: fmt.Sprintf("worktree %s holds uncommitted work of the run (no sequential phase is running); it is kept", w.Path)})
 	}
 }

@@ -2,7 +2,6 @@ package resume
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,6 +206,86 @@ func grafted(repo *gitcmd.Repo) bool {
 	return err == nil
 }
 
+// allHoldStart reports whether the history read shows every branch
+// holding start, the commit that added the plan, so that no `for-each-ref
+// --contains` is needed. A branch holds it when every way out of the walk
+// from its tip (or its tip itself, when the walk does not hold it) is a
+// commit that reaches start among landed, the base's commits since start
+// (start included): a path from a commit down to start runs through
+// commits that are start's descendants, all of which landed holds when the
+// commit is the base's. false means "not shown", never "not held".
+func allHoldStart(walk []gitcmd.LogEntry, bs []branches.Branch, start string, landed []gitcmd.LogEntry) bool {
+	in := make(map[string]bool, len(walk))
+	for _, c := range walk {
+		in[c.OID] = true
+	}
+	parents := make(map[string][]string, len(landed))
+	for _, c := range landed {
+		parents[c.OID] = c.Parents
+	}
+	// reach[c]: 1 reaches start, 2 does not; found without recursion,
+	// landed may hold thousands of commits.
+	reach := map[string]int8{start: 1}
+	holds := func(oid string) bool {
+		if r := reach[oid]; r != 0 {
+			return r == 1
+		}
+		if _, ok := parents[oid]; !ok {
+			return false
+		}
+		type frame struct {
+			oid string
+			i   int
+		}
+		stack := []frame{{oid, 0}}
+		onStack := map[string]bool{oid: true}
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			ps := parents[f.oid]
+			if reach[f.oid] == 0 && f.i < len(ps) {
+				p := ps[f.i]
+				f.i++
+				switch r := reach[p]; {
+				case r == 1:
+					reach[f.oid] = 1
+				case r == 2 || onStack[p]:
+				default:
+					if _, ok := parents[p]; ok {
+						stack = append(stack, frame{p, 0})
+						onStack[p] = true
+					} else {
+						reach[p] = 2
+					}
+				}
+				continue
+			}
+			if reach[f.oid] == 0 {
+				reach[f.oid] = 2
+			}
+			done := f.oid
+			delete(onStack, done)
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 && reach[done] == 1 {
+				reach[stack[len(stack)-1].oid] = 1
+			}
+		}
+		return reach[oid] == 1
+	}
+	for _, b := range bs {
+		if !in[b.OID] && !holds(b.OID) {
+			return false
+		}
+	}
+	for _, c := range walk {
+		for _, p := range c.Parents {
+			if !in[p] && !holds(p) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // madeBeforePlan names the branches made before the commit that added the
 // plan: they do not hold that commit, and the plan they hold (if any) is
 // neither the one it added nor the base's. A branch that holds a rebased
@@ -248,35 +327,4 @@ func madeBeforePlan(objs *gitcmd.Objects, bs []branches.Branch, holding map[stri
 		}
 	}
 	return before, nil
-}
-
-// checkShallowLog refuses a search for landed work that reached a shallow
-// boundary: beyond it git pretends there is no history, and evidence would
-// be missed.
-func checkShallowLog(repo *gitcmd.Repo, start string, logs ...[]gitcmd.LogEntry) error {
-	boundary := shallowBoundary(repo)
-	cut := boundary[start]
-	for _, l := range logs {
-		for _, c := range l {
-			cut = cut || boundary[c.OID]
-		}
-	}
-	if cut {
-		return inputErr("this clone is shallow and the history since the run started is cut off: fetch more (git fetch --unshallow; in CI, fetch-depth: 0)")
-	}
-	return nil
-}
-
-func landingText(l *branches.Landing) string {
-	where := "the base"
-	if l.Ref == "default" {
-		where = "the default branch"
-	}
-	switch l.How {
-	case "merge":
-		return fmt.Sprintf("merged into %s by %s", where, Short(l.Commit))
-	case "squash":
-		return fmt.Sprintf("squashed into %s as %s", where, Short(l.Commit))
-	}
-	return fmt.Sprintf("its commits reached %s (%s)", where, Short(l.Commit))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/planfind"
+	"github.com/taskresume/git-taskresume/internal/ui"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -20,8 +21,8 @@ import (
 type PlanSource struct {
 	// Name is how to pass this copy to --plan: a path, or REV:PATH.
 	Name string `json:"name"`
-	// Place: "working_tree" (a worktree's files) or "commit".
-	Place string `json:"place"`
+	// Place is where the copy is: a worktree's files, or a commit.
+	Place PlanPlace `json:"place"`
 	// Worktree is the worktree whose files were read.
 	Worktree string `json:"worktree,omitempty"`
 	// Ref and Commit name the commit it was read from.
@@ -109,9 +110,9 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts
 	res.plan, res.warns, res.repoPath = c.Plan, c.Warns, c.RepoPaths[0]
 	src := &PlanSource{Name: c.Name, Files: c.RepoPaths, Uncommitted: c.Uncommitted, Commit: c.Commit}
 	if c.Place.Dir != "" {
-		src.Place, src.Worktree = "working_tree", c.Place.Dir
+		src.Place, src.Worktree = PlanInWorkingTree, c.Place.Dir
 	} else {
-		src.Place, src.Ref = "commit", c.Place.Label
+		src.Place, src.Ref = PlanInCommit, c.Place.Label
 	}
 	res.source = src
 	for _, d := range found.Differs {
@@ -205,7 +206,7 @@ func planPlaces(ctx context.Context, repo *gitcmd.Repo, run string, refs map[str
 	case main != nil && main.HEAD != "":
 		l := main.BranchShort()
 		if l == "" {
-			l = Short(main.HEAD)
+			l = ui.Short(main.HEAD)
 		}
 		places = append(places, planfind.Place{Label: l, Commit: main.HEAD})
 	case repo.Bare || main != nil && main.Bare:
@@ -224,7 +225,7 @@ func givenPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, spec, from,
 	var err error
 	if rev, path, isRev := splitRevPath(spec, dir); isRev {
 		res.repoPath = path
-		res.source.Place, res.source.Ref, res.source.Files = "commit", rev, []string{path}
+		res.source.Place, res.source.Ref, res.source.Files = PlanInCommit, rev, []string{path}
 		if data, err = repo.ReadBlob(ctx, rev, path); err != nil {
 			return nil, inputErr("read plan %s (from %s): %v (check the revision and path, e.g. %s-main:specs/%s-<feature>/plan.md)", spec, from, gitcmd.OneLine(err), opts.Run, opts.Run)
 		}
@@ -240,7 +241,7 @@ func givenPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, spec, from,
 			// A bare repository has no files: the pattern names a path in HEAD.
 			return givenPlan(ctx, repo, opts, "HEAD:"+filepath.ToSlash(spec), from, dir)
 		}
-		res.source.Place, res.source.Worktree = "working_tree", repo.TopLevel
+		res.source.Place, res.source.Worktree = PlanInWorkingTree, repo.TopLevel
 		if rel, err := filepath.Rel(repo.TopLevel, full); repo.TopLevel != "" && err == nil && !strings.HasPrefix(rel, "..") {
 			res.repoPath = filepath.ToSlash(rel)
 			res.source.Files = []string{res.repoPath}

@@ -3,45 +3,33 @@ package resume
 import (
 	"strings"
 	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/ui"
 )
 
-func TestStyleRule(t *testing.T) {
+// Each vocabulary the human report colours is coloured by its own switch;
+// without colour the value is written as the JSON has it.
+func TestStatusColours(t *testing.T) {
+	on, off := ui.Style{Color: true}, ui.Style{}
 	for _, c := range []struct {
-		terminal      bool
-		noColor, term string
-		want          bool
+		paint   func(ui.Style) string
+		text    string
+		colored bool
 	}{
-		{true, "", "xterm-256color", true},
-		{false, "", "xterm-256color", false},
-		{true, "1", "xterm-256color", false},
-		{true, "", "dumb", false},
+		{TaskCompleted.paint, "completed", true},
+		{TaskLanded.paint, "landed", true},
+		{TaskInterrupted.paint, "interrupted", true},
+		{TaskPending.paint, "pending", false},
+		{RunCompleted.paint, "completed", true},
+		{RunNotStarted.paint, "not_started", false},
+		{PhaseOutOfScope.paint, "out_of_scope", true},
+		{PhaseNotStarted.paint, "not_started", false},
 	} {
-		if got := styleFor("", c.terminal, c.noColor, c.term).Color; got != c.want {
-			t.Errorf("styleFor(%v, %q, %q) = %v, want %v", c.terminal, c.noColor, c.term, got, c.want)
+		if got := c.paint(off); got != c.text {
+			t.Errorf("plain %q = %q", c.text, got)
 		}
-	}
-	if !styleFor("always", false, "", "xterm").Color || styleFor("never", true, "", "xterm").Color {
-		t.Error("color.ui / color.taskresume always and never must win over the terminal test")
-	}
-	if s := (Style{Color: true}).status("completed"); !strings.Contains(s, "\x1b[") {
-		t.Errorf("coloured status %q has no escape", s)
-	}
-	if s := (Style{}).status("completed"); s != "completed" {
-		t.Errorf("plain status %q", s)
-	}
-}
-
-func TestDisplayQuotesControlCharacters(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain title":       "plain title",
-		"Создать схему":     "Создать схему",
-		"evil \x1b[2J":      `"evil \x1b[2J"`,
-		"wt\nx":             `"wt\nx"`,
-		"tab\there":         `"tab\there"`,
-		"c1 control \u0085": `"c1 control \u0085"`,
-	} {
-		if got := Display(in); got != want {
-			t.Errorf("Display(%q) = %s, want %s", in, got, want)
+		if got := c.paint(on); strings.Contains(got, "\x1b[") != c.colored || !strings.Contains(got, c.text) {
+			t.Errorf("coloured %q = %q, want colour %v", c.text, got, c.colored)
 		}
 	}
 }

@@ -28,17 +28,17 @@ type Report struct {
 	// PlanSource says which copy of the plan was read (nil: none found).
 	PlanSource *PlanSource `json:"plan_source"`
 	// PlanSearched names where the plan was looked for when none was found.
-	PlanSearched    []string `json:"plan_searched,omitempty"`
-	Base            BaseRef  `json:"base"`
-	Status          string   `json:"status"`
-	Interrupted     bool     `json:"interrupted"`
-	CompletedTasks  int      `json:"completed_tasks"`
-	TotalTasks      int      `json:"total_tasks"`
-	PhasesCompleted int      `json:"phases_completed"`
-	PhasesTotal     int      `json:"phases_total"`
-	FromPhase       int      `json:"from_phase,omitempty"`
-	Phases          []Phase  `json:"phases"`
-	Resume          *Resume  `json:"resume"`
+	PlanSearched    []string  `json:"plan_searched,omitempty"`
+	Base            BaseRef   `json:"base"`
+	Status          RunStatus `json:"status"`
+	Interrupted     bool      `json:"interrupted"`
+	CompletedTasks  int       `json:"completed_tasks"`
+	TotalTasks      int       `json:"total_tasks"`
+	PhasesCompleted int       `json:"phases_completed"`
+	PhasesTotal     int       `json:"phases_total"`
+	FromPhase       int       `json:"from_phase,omitempty"`
+	Phases          []Phase   `json:"phases"`
+	Resume          *Resume   `json:"resume"`
 	// LastCommit is the newest tip of any task branch with commits of its
 	// own: where the run stopped.
 	LastCommit *LastCommit `json:"last_commit"`
@@ -58,22 +58,19 @@ type Report struct {
 type BaseRef struct {
 	Ref    string `json:"ref"`
 	Commit string `json:"commit"`
-	// Source says how it was chosen: flag, config, run-main, main, master,
-	// origin-head, origin-main, origin-master.
-	Source string `json:"source"`
+	// Source says how it was chosen.
+	Source BaseSource `json:"source"`
 	// Why says it in words.
 	Why string `json:"why"`
 }
 
 // Phase is one phase of the plan.
 type Phase struct {
-	Number int    `json:"number"`
-	Name   string `json:"name"`
-	Mode   string `json:"mode"`
-	// Status: completed, in_progress (some task done), not_started,
-	// blocked (an earlier phase is incomplete), out_of_scope (--from-phase).
-	Status string  `json:"status"`
-	Tasks  []*Task `json:"tasks"`
+	Number int         `json:"number"`
+	Name   string      `json:"name"`
+	Mode   PhaseMode   `json:"mode"`
+	Status PhaseStatus `json:"status"`
+	Tasks  []*Task     `json:"tasks"`
 }
 
 // Task is one task's state.
@@ -82,7 +79,7 @@ type Task struct {
 	// Name is the slug, as orchestrators name tasks; Title is the heading.
 	Name        string     `json:"name"`
 	Title       string     `json:"title"`
-	Status      string     `json:"status"`
+	Status      TaskStatus `json:"status"`
 	Branch      *string    `json:"branch"`
 	Commit      *string    `json:"commit"`
 	OwnCommits  int        `json:"own_commits"`
@@ -125,24 +122,22 @@ type Interruption struct {
 type RemoteCopy struct {
 	Ref    string `json:"ref"`
 	Commit string `json:"commit"`
-	// Relation of the local branch to it: same, ahead, behind, diverged,
-	// differs.
-	Relation string `json:"relation"`
+	// Relation is how the local branch stands to it.
+	Relation Relation `json:"relation"`
 }
 
 // Worktree is a worktree of the run.
 type Worktree struct {
 	Path string `json:"path"`
 	// Task is the task id it belongs to; "" for the run's main worktree.
-	Task string `json:"task,omitempty"`
-	// State: clean, dirty, missing, locked, detached_with_commits, unknown.
-	State      string `json:"state"`
-	Head       string `json:"head,omitempty"`
-	Branch     string `json:"branch,omitempty"`
-	Detached   bool   `json:"detached"`
-	Locked     bool   `json:"locked"`
-	LockReason string `json:"lock_reason,omitempty"`
-	Missing    bool   `json:"missing"`
+	Task       string        `json:"task,omitempty"`
+	State      WorktreeState `json:"state"`
+	Head       string        `json:"head,omitempty"`
+	Branch     string        `json:"branch,omitempty"`
+	Detached   bool          `json:"detached"`
+	Locked     bool          `json:"locked"`
+	LockReason string        `json:"lock_reason,omitempty"`
+	Missing    bool          `json:"missing"`
 	// Broken: git registered it but its admin entry names a place that is
 	// not this worktree; a clean drops only the entry.
 	Broken bool `json:"broken,omitempty"`
@@ -191,12 +186,10 @@ type Worktree struct {
 
 // Resume is where to pick the run up.
 type Resume struct {
-	Phase int    `json:"phase"`
-	Mode  string `json:"mode"`
-	// Kind: phase_boundary when no task of the phase is done yet, mid_phase
-	// otherwise.
-	Kind  string   `json:"kind"`
-	Tasks []string `json:"tasks"`
+	Phase int        `json:"phase"`
+	Mode  PhaseMode  `json:"mode"`
+	Kind  ResumeKind `json:"kind"`
+	Tasks []string   `json:"tasks"`
 }
 
 // LastCommit is the newest tip of a finished task branch.
@@ -208,9 +201,8 @@ type LastCommit struct {
 
 // Problem is something the user should know or fix.
 type Problem struct {
-	// Kind: conflict, unknown_branch, unknown_worktree, stale_worktree,
-	// unreachable_commits, plan_warning, no_plan.
-	Kind    string `json:"kind"`
+	Kind ProblemKind `json:"kind"`
+	// Task is the task it is about, "" when it is not about one task.
 	Task    string `json:"task"`
 	Message string `json:"message"`
 }

@@ -76,7 +76,7 @@ func action(c *cli.Context, stdout io.Writer) error {
 		// --undo takes an optional stamp: the clean to undo.
 		stamp = c.Args().First()
 		if !clean.ValidStamp(stamp) {
-			return &cliutil.UsageError{Msg: fmt.Sprintf("--undo %s: not a stamp (list them with: git taskclean --run %s --backups)", resume.Display(stamp), resume.Display(c.String("run")))}
+			return &cliutil.UsageError{Msg: fmt.Sprintf("--undo %s: not a stamp (list them with: git taskclean --run %s --backups)", ui.Display(stamp), ui.Display(c.String("run")))}
 		}
 	} else if c.NArg() > 0 {
 		return bareWord(c)
@@ -153,7 +153,7 @@ func bareWord(c *cli.Context) error {
 	args, _ := c.App.Metadata["args"].([]string)
 	for i, a := range args {
 		if i > 0 && a != word {
-			meant = append(meant, resume.ShellQuote(a))
+			meant = append(meant, ui.ShellQuote(a))
 		}
 	}
 	return &cliutil.UsageError{Msg: msg + "; did you mean " + strings.Join(meant, " ") + "?"}
@@ -166,9 +166,9 @@ func output(c *cli.Context, stdout io.Writer, res *clean.Result, cwd string) err
 		return enc.Encode(res)
 	}
 	f, _ := stdout.(*os.File)
-	style := resume.Style{}
+	style := ui.Style{}
 	if f != nil {
-		style = resume.StyleForSetting(f, res.Color)
+		style = ui.StyleForSetting(f, res.Color)
 	}
 	if res.Backups != nil || c.Bool("backups") {
 		renderBackups(stdout, res, cwd)
@@ -178,14 +178,14 @@ func output(c *cli.Context, stdout io.Writer, res *clean.Result, cwd string) err
 	return nil
 }
 
-func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
+func render(w io.Writer, res *clean.Result, cwd string, style ui.Style) {
 	rel := func(p string) string {
 		if r, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return resume.Display(r)
+			return ui.Display(r)
 		}
-		return resume.Display(p)
+		return ui.Display(p)
 	}
-	q := resume.Display
+	q := ui.Display
 	would := ""
 	if res.DryRun {
 		would = "would "
@@ -217,9 +217,9 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 		case "recover":
 			fmt.Fprintf(w, "%s: %s\n", rel(a.Path), q(a.Reason))
 		case "save_branch":
-			fmt.Fprintf(w, "%ssave branch %s (%s) as %s\n", would, a.Branch, resume.Short(a.Commit), a.Ref)
+			fmt.Fprintf(w, "%ssave branch %s (%s) as %s\n", would, a.Branch, ui.Short(a.Commit), a.Ref)
 		case "save_reflog":
-			fmt.Fprintf(w, "%ssave what only the reflog of branch %s holds (%s: %s) as %s\n", would, a.Branch, resume.Short(a.Commit), a.Reason, a.Ref)
+			fmt.Fprintf(w, "%ssave what only the reflog of branch %s holds (%s: %s) as %s\n", would, a.Branch, ui.Short(a.Commit), a.Reason, a.Ref)
 		case "remove_worktree", "prune_worktree":
 			verb := map[string]string{"remove_worktree": "remove", "prune_worktree": "prune"}[a.Op]
 			line := fmt.Sprintf("%s%s worktree %s", would, verb, rel(a.Path))
@@ -238,13 +238,13 @@ func render(w io.Writer, res *clean.Result, cwd string, style resume.Style) {
 			}
 			fmt.Fprintln(w, line)
 		case "delete_branch":
-			fmt.Fprintf(w, "%sdelete branch %s (was %s)\n", would, a.Branch, resume.Short(a.Commit))
+			fmt.Fprintf(w, "%sdelete branch %s (was %s)\n", would, a.Branch, ui.Short(a.Commit))
 		case "skip_worktree":
 			fmt.Fprintf(w, "skip worktree %s: %s\n", rel(a.Path), q(a.Reason))
 		case "skip_branch":
 			fmt.Fprintf(w, "skip branch %s: %s\n", a.Branch, q(a.Reason))
 		case "restore_branch":
-			fmt.Fprintf(w, "%srestore branch %s at %s\n", would, a.Branch, resume.Short(a.Commit))
+			fmt.Fprintf(w, "%srestore branch %s at %s\n", would, a.Branch, ui.Short(a.Commit))
 		case "restore_worktree":
 			if a.Command != "" {
 				fmt.Fprintf(w, "saved worktree %s; to bring it back:\n  %s\n", q(a.Path), a.Command)
@@ -312,9 +312,9 @@ func renderBackups(w io.Writer, res *clean.Result, cwd string) {
 	}
 	rel := func(p string) string {
 		if r, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return resume.Display(r)
+			return ui.Display(r)
 		}
-		return resume.Display(p)
+		return ui.Display(p)
 	}
 	for _, b := range res.Backups {
 		line := fmt.Sprintf("%s  %s", b.Stamp, ui.When(b.Time))
@@ -331,7 +331,7 @@ func renderBackups(w io.Writer, res *clean.Result, cwd string) {
 				}
 				fmt.Fprintf(w, "  worktree %s (%s)  %s\n", rel(it.Path), what, it.Ref)
 			case "branch":
-				fmt.Fprintf(w, "  branch %s at %s\n", it.Name, resume.Short(it.Commit))
+				fmt.Fprintf(w, "  branch %s at %s\n", it.Name, ui.Short(it.Commit))
 			default:
 				fmt.Fprintf(w, "  %s %s  %s\n", it.Kind, it.Name, it.Ref)
 			}

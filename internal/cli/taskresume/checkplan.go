@@ -17,6 +17,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/planfind"
 	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/ui"
 )
 
 // CheckedPlan is what --check-plan read (its JSON document).
@@ -143,7 +144,7 @@ func readGivenPlan(ctx context.Context, spec, run, cwd string) (*CheckedPlan, er
 		if data, err = repo.ReadBlob(ctx, rev, p); err != nil {
 			return nil, &resume.InputError{Msg: fmt.Sprintf("--check-plan %s: %v (check the revision and the path in it, e.g. main:specs/<run>-<feature>/plan.md)", spec, gitcmd.OneLine(err))}
 		}
-		src.Place, src.Ref, src.Files, repoPath = "commit", rev, []string{p}, p
+		src.Place, src.Ref, src.Files, repoPath = resume.PlanInCommit, rev, []string{p}, p
 		if oid, err := repo.ResolveCommit(ctx, rev); err == nil {
 			src.Commit = oid
 		}
@@ -160,7 +161,7 @@ func readGivenPlan(ctx context.Context, spec, run, cwd string) (*CheckedPlan, er
 		if data, err = os.ReadFile(full); err != nil {
 			return nil, &resume.InputError{Msg: fmt.Sprintf("--check-plan %s: cannot read it: %v", spec, unwrapPath(err))}
 		}
-		src.Place, src.Files = "working_tree", []string{spec}
+		src.Place, src.Files = resume.PlanInWorkingTree, []string{spec}
 	}
 	p, warns, err := plan.Parse(spec, data)
 	if err != nil {
@@ -211,9 +212,9 @@ func readRunPlan(ctx context.Context, c *cli.Context, run, cwd string) (*Checked
 	fill(out, st.Plan, nil)
 	for _, pr := range rep.Problems {
 		switch pr.Kind {
-		case "plan_warning":
+		case resume.ProblemPlanWarning:
 			out.Warnings = append(out.Warnings, pr.Message)
-		case "plan_differs", "plan_diverged":
+		case resume.ProblemPlanDiffers, resume.ProblemPlanDiverged:
 			out.Problems = append(out.Problems, pr)
 		}
 	}
@@ -248,13 +249,13 @@ func fill(out *CheckedPlan, p *plan.Plan, warns []plan.Warning) {
 
 // renderChecked writes what was read for a person.
 func renderChecked(w io.Writer, out *CheckedPlan, cwd string) error {
-	q := resume.Display
+	q := ui.Display
 	src := out.PlanSource
 	where := ""
 	switch {
 	case src == nil:
-	case src.Place == "commit":
-		where = "in commit " + resume.Short(src.Commit) + " of " + q(src.Ref)
+	case src.Place == resume.PlanInCommit:
+		where = "in commit " + ui.Short(src.Commit) + " of " + q(src.Ref)
 		if src.Commit == "" {
 			where = "in " + q(src.Ref)
 		}

@@ -141,13 +141,13 @@ func action(c *cli.Context, stdout io.Writer) error {
 		}
 	default:
 		f, _ := stdout.(*os.File)
-		style := resume.Style{}
+		style := ui.Style{}
 		if f != nil {
-			style = resume.StyleForSetting(f, st.ColorSetting("taskresume"))
+			style = ui.StyleForSetting(f, st.ColorSetting("taskresume"))
 		}
 		resume.Render(stdout, rep, style, cwd)
 	}
-	if c.Bool("exit-code") && rep.Status != "completed" {
+	if c.Bool("exit-code") && rep.Status != resume.RunCompleted {
 		return &cliutil.ExitError{Code: cliutil.ExitIncomplete}
 	}
 	return nil
@@ -244,7 +244,7 @@ func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
 			e.Status, e.Error = "error", err.Error()
 		} else {
 			r := st.Report
-			e.Status, e.CompletedTasks, e.TotalTasks, e.Plan = r.Status, r.CompletedTasks, r.TotalTasks, r.Plan
+			e.Status, e.CompletedTasks, e.TotalTasks, e.Plan = string(r.Status), r.CompletedTasks, r.TotalTasks, r.Plan
 			if r.Resume != nil {
 				e.ResumePhase = &r.Resume.Phase
 			}
@@ -267,7 +267,7 @@ func list(ctx context.Context, c *cli.Context, stdout io.Writer) error {
 			if e.ResumePhase != nil {
 				extra = fmt.Sprintf("  resume at phase %d", *e.ResumePhase)
 			}
-			fmt.Fprintf(stdout, "%-20s %-12s %d/%d tasks%s  plan %s\n", e.RunID, e.Status, e.CompletedTasks, e.TotalTasks, extra, resume.Display(*e.Plan))
+			fmt.Fprintf(stdout, "%-20s %-12s %d/%d tasks%s  plan %s\n", e.RunID, e.Status, e.CompletedTasks, e.TotalTasks, extra, ui.Display(*e.Plan))
 		}
 	}
 	return nil
@@ -312,14 +312,14 @@ func claim(ctx context.Context, c *cli.Context, repo *gitcmd.Repo, st *resume.St
 	req.NotDone = map[string]bool{}
 	for _, ph := range rep.Phases {
 		for _, t := range ph.Tasks {
-			if t.Status != "completed" && t.Status != "landed" {
+			if t.Status != resume.TaskCompleted && t.Status != resume.TaskLanded {
 				req.NotDone[t.ID] = true
 			}
 		}
 	}
 	got, again, err := claims.Take(ctx, repo, req)
 	if errors.Is(err, claims.ErrNoneFree) {
-		if rep.Status == "completed" {
+		if rep.Status == resume.RunCompleted {
 			fmt.Fprintf(os.Stderr, "run %s is complete: no task is left to claim\n", rep.RunID)
 		} else {
 			fmt.Fprintf(os.Stderr, "no runnable task of run %s is free\n", rep.RunID)

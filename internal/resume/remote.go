@@ -1,0 +1,248 @@
+package resume
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/claims"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/ui"
+)
+
+// chooseRemote is the remote whose copies are read: --remote, else git
+// config taskresume.remote ("" for none), checked to be a name git takes
+// and one whose remote-tracking refs can be told from another remote's.
+func chooseRemote(flag string, cfg map[string]string) (string, error) {
+	remote := flag
+	if remote == "" {
+		remote = cfg["taskresume.remote"]
+	}
+	if remote != "" {
+		if strings.HasPrefix(remote, "-") || plumbing.ReferenceName("refs/remotes/"+remote+"/x").Validate() != nil {
+			return "", inputErr("remote %q is not a valid remote name", remote)
+		}
+		if strings.Contains(remote, "/") {
+			// refs/remotes/a/b/<branch> cannot be told from remote a's
+			// branch b/<branch>: the run's branches would go unread.
+			return "", inputErr("remote %q: names with a / are not supported; git remote rename %s to a name without one", remote, remote)
+		}
+	}
+	return remote, nil
+}
+
+// unreadMessage says which task branches only a remote has, and the flag
+// that reads them.
+func (st *State) unreadMessage() string {
+	var remotes []string
+	seen := map[string]bool{}
+	for _, name := range st.Unread {
+		r, _, _ := strings.Cut(name, "/"+branches.TaskPrefix(st.opts.Run))
+		if !seen[r] {
+			seen[r] = true
+			remotes = append(remotes, r)
+		}
+	}
+	flags := make([]string, len(remotes))
+	for i, r := range remotes {
+		flags[i] = "--remote " + r
+	}
+	return fmt.Sprintf("%d task branch(es) of run %s exist only as remote-tracking branches (%s): they are read only with %s; without it their tasks look not started",
+		len(st.Unread), st.opts.Run, ui.FirstFew(st.Unread), strings.Join(flags, " or "))
+}
+
+// readRemote reads the remote's claims and where its copy of the run's
+// branches stands, and merges the claims with this repository's.
+func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, cfg map[string]string, allRefs map[string]gitcmd.Ref) {
+	remote, run := st.Remote, st.opts.Run
+	pushes := cfg["remote."+strings.ToLower(remote)+".pushurl"] != ""
+	for k := range cfg {
+		pushes = pushes || strings.HasSuffix(k, ".pushinsteadof")
+	}
+	if pushes {
+		// Only where the push URL really differs: a pushInsteadOf for
+		// other hosts, or a pushurl equal to the url, changes nothing.
+		var push, fetch []byte
+		err := parallel(
+			func() (err error) {
+				push, err = repo.Run(ctx, "remote", "get-url", "--push", "--all", "--end-of-options", remote)
+				return err
+			},
+			func() (err error) {
+				fetch, err = repo.Run(ctx, "remote", "get-url", "--all", "--end-of-options", remote)
+				return err
+			},
+		)
+		if err != nil {
+			st.ClaimsErr = fmt.Errorf("read the claims on %s: %s", remote, gitcmd.OneLine(err))
+			return
+		}
+		urls := strings.Fields(string(push))
+		if len(urls) != 1 {
+			st.ClaimsErr = fmt.Errorf("remote %s pushes to %d URLs: claims need one place to live", remote, len(urls))
+			return
+		}
+		if f := strings.Fields(string(fetch)); len(f) != 1 || f[0] != urls[0] {
+			st.ReadFrom = urls[0]
+		}
+	}
+	tp := branches.TaskPrefix(run)
+	// The run's branches, and the default branches the landing search
+	// reads (origin's): where this repository's copy is behind, a task
+	// another machine finished or merged looks not done here.
+	heads := []string{"refs/heads/" + tp + "*", "refs/heads/" + branches.MainBranch(run)}
+	if remote == "origin" {
+		heads = append(heads, "refs/heads/main", "refs/heads/master")
+	}
+	v, err := claims.ReadRemote(ctx, repo, objs, remote, st.ReadFrom, run, time.Now(), heads...)
+	if err != nil {
+		st.ClaimsErr = err
+		return
+	}
+	local := st.Claims
+	st.Claims = claims.Merge(local, v.Claims, remote)
+	st.StaleCopies = claims.StaleCopies(local, v.Claims, remote)
+	for _, id := range claims.Conflicts(local, v.Claims, remote) {
+		st.claimProblems = append(st.claimProblems, Problem{Kind: ProblemClaimConflict, Task: id, Message: fmt.Sprintf(
+			"task %s is claimed twice: by %s in this repository only, and by %s on %s; claims taken without the remote are invisible to other machines (set git config taskresume.remote on every machine); one of them should release it",
+			id, local[id].Holder, v.Claims[id].Holder, remote)})
+	}
+	prefix := "refs/remotes/" + remote + "/"
+	// A branch is read from here as the local branch, else as the copy:
+	// it is behind when neither is at the remote's commit. A branch the
+	// remote deleted is not: the copy is older news (merged, or given up),
+	// and a fetch without --prune would not clear it.
+	for ref, oid := range v.Heads {
+		name := strings.TrimPrefix(ref, "refs/heads/")
+		c, copied := allRefs[prefix+name]
+		if name == "main" || name == "master" {
+			if copied && c.OID != oid {
+				st.Moved = append(st.Moved, remote+"/"+name)
+			}
+			continue
+		}
+		if (!copied || c.OID != oid) && allRefs[ref].OID != oid {
+			st.Moved = append(st.Moved, name)
+		}
+	}
+	sort.Strings(st.Moved)
+}
+
+// movedMessage says that the remote-tracking copies are behind the remote.
+func (st *State) movedMessage() string {
+	return fmt.Sprintf("%s has moved on since the last fetch: %d of the run's branches differ from %s/ here (%s); git fetch %s, then read again",
+		st.Remote, len(st.Moved), st.Remote, ui.FirstFew(st.Moved), st.Remote)
+}
+
+// HandOutError says why tasks cannot be handed out (mode is --claim or
+// --next) or held (--renew, --release) on this reading, or is nil: a claim
+// or a schedule must see every claim and every task branch there is.
+func (st *State) HandOutError(mode string) error {
+	switch {
+	case st.ClaimsErr != nil:
+		return st.ClaimsErr
+	case mode != "--claim" && mode != "--next":
+		return nil
+	case len(st.Moved) > 0:
+		return &InputError{st.movedMessage()}
+	case len(st.Unread) > 0:
+		return inputErr("%s: %s and the run's other task branches on that remote are not read: pass --remote %s, or git config taskresume.remote",
+			mode, st.Unread[0], strings.SplitN(st.Unread[0], "/", 2)[0])
+	}
+	return nil
+}
+
+// preferNewerCopies: a local task branch behind its remote copy is an
+// older state of the same work (another machine went on): the copy counts.
+func (st *State) preferNewerCopies(walk []gitcmd.LogEntry) {
+	st.behind = map[string]branches.Branch{}
+	for i, b := range st.TaskBranches {
+		rb, ok := st.RemoteCopies[b.Name]
+		if !ok || b.Remote != "" || Relation(branches.Relate(walk, b.OID, rb.OID)) != RelationBehind {
+			continue
+		}
+		st.behind[b.Name] = b
+		st.TaskBranches[i] = rb
+	}
+}
+
+// reportMoved says which of the run's branches the remote moved since the
+// last fetch. More commits on the branch of a task already done here
+// change no answer: only the other moves make the view behind.
+func (st *State) reportMoved(v branches.Verdict) {
+	done := map[string]bool{}
+	for _, s := range v.States {
+		if s.Branch != nil && (s.Status == branches.Completed || s.Status == branches.Landed) {
+			done[s.Branch.Name] = true
+		}
+	}
+	moved := st.Moved[:0]
+	for _, name := range st.Moved {
+		if !done[name] {
+			moved = append(moved, name)
+		}
+	}
+	st.Moved = moved
+	if len(st.Moved) > 0 {
+		st.Report.Problems = append(st.Report.Problems, Problem{Kind: ProblemRemoteMoved, Message: st.movedMessage()})
+	}
+}
+
+// compareRemote records, per task, how the local branch stands to its
+// remote-tracking copy, so that a second machine's work is visible.
+func (st *State) compareRemote(run []gitcmd.LogEntry) {
+	if len(st.RemoteCopies) == 0 {
+		return
+	}
+	for _, ph := range st.Report.Phases {
+		for _, t := range ph.Tasks {
+			if t.Branch == nil {
+				continue
+			}
+			rb, ok := st.RemoteCopies[*t.Branch]
+			if !ok {
+				continue
+			}
+			if lb, ok := st.behind[*t.Branch]; ok && rb.OID == *t.Commit {
+				t.Remote = &RemoteCopy{Ref: strings.TrimPrefix(rb.Ref, "refs/remotes/"), Commit: rb.OID, Relation: RelationBehind}
+				st.Report.Problems = append(st.Report.Problems, Problem{Kind: ProblemRemoteDiffers, Task: t.ID,
+					Message: fmt.Sprintf("local %s is behind %s: the remote copy counts (update it: git branch -f %s %s, when nothing checks it out)",
+						lb.Name, t.Remote.Ref, lb.Name, t.Remote.Ref)})
+				continue
+			}
+			rel := Relation(branches.Relate(run, *t.Commit, rb.OID))
+			t.Remote = &RemoteCopy{Ref: strings.TrimPrefix(rb.Ref, "refs/remotes/"), Commit: rb.OID, Relation: rel}
+			if rel != RelationSame {
+				st.Report.Problems = append(st.Report.Problems, Problem{Kind: ProblemRemoteDiffers, Task: t.ID,
+					Message: fmt.Sprintf("local %s %s %s (%s)", *t.Branch, relText(rel), t.Remote.Ref, relHint(rel))})
+			}
+		}
+	}
+}
+
+// relText says a relation in words: "local B <relText> R".
+func relText(rel Relation) string {
+	switch rel {
+	case RelationAhead, RelationBehind:
+		return "is " + string(rel) + " of"
+	case RelationDiverged:
+		return "has diverged from"
+	}
+	return "differs from"
+}
+
+// relHint says what to do about a relation.
+func relHint(rel Relation) string {
+	switch rel {
+	case RelationAhead:
+		return "push it"
+	case RelationBehind:
+		return "pull it"
+	}
+	return "reconcile them; the local branch is what counts"
+}

@@ -1,0 +1,27 @@
+package resume
+
+import (
+	"sync"
+
+	"github.com/taskresume/git-taskresume/internal/worktree"
+)
+
+// sizeWorktrees reads what each worktree takes on disk, a few at once (a
+// walk is mostly waiting on the file system). A missing, unreadable or
+// symbolic-link worktree is not walked.
+func sizeWorktrees(wts []*Worktree) {
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for _, w := range wts {
+		if w.Missing || w.Unreadable || w.Symlink || w.Broken {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(w *Worktree) {
+			defer func() { <-sem; wg.Done() }()
+			w.Bytes, _ = worktree.DiskUsage(w.Path)
+		}(w)
+	}
+	wg.Wait()
+}

@@ -1,0 +1,115 @@
+package resume
+
+import (
+	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/claims"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/plan"
+	"github.com/taskresume/git-taskresume/internal/ui"
+	"github.com/taskresume/git-taskresume/internal/worktree"
+)
+
+// Options select the run and how to read it.
+type Options struct {
+	Run string
+	// Sizes reads what each worktree of the run takes on disk (a walk of
+	// its files, so only when asked).
+	Sizes bool
+	// PlanPath is --plan: a file path, or REV:PATH to read it from a commit.
+	PlanPath string
+	// Base is --base.
+	Base string
+	// FromPhase puts phases numbered below it out of scope.
+	FromPhase int
+	// Cwd is the directory the command runs in ("" for the process's).
+	Cwd string
+	// Remote also reads refs/remotes/<Remote>/ (local branches win).
+	Remote string
+	// Ignored also lists each worktree's ignored files (git taskclean
+	// reports what a removal deletes unsaved), from the same status call.
+	Ignored bool
+	// NoStatus does not read what each worktree holds (git taskclean reads
+	// it again, once it has stopped writers, and only for what it removes).
+	NoStatus bool
+	// Light checks the input (run id, plan, base, task ids) and reads
+	// branches and worktrees, but not history, claims or what each worktree
+	// holds: task states are then unknown. For validating before acting.
+	Light bool
+}
+
+// State is everything gathered about a run: the report plus what
+// git-taskclean needs to act on it.
+type State struct {
+	// ColorConfig holds git's colour settings (color.ui, color.taskresume,
+	// color.taskclean) as git config printed them: ColorSetting reads it.
+	ColorConfig map[string]string
+	// PreRemove is git config taskclean.preRemove, the command the clean
+	// runs in each worktree before saving and removing it; PreRemoveTimeout
+	// its taskclean.preRemoveTimeout as written (the clean reads it: a
+	// mistake there must not stop a report).
+	PreRemove        string
+	PreRemoveTimeout string
+
+	Repo      *gitcmd.Repo
+	Plan      *plan.Plan
+	Report    *Report
+	Worktrees []*worktree.Worktree // the run's worktrees, from git
+	// AllWorktrees are every worktree of the repository, the run's or not.
+	AllWorktrees []*worktree.Worktree
+	// TaskBranches are every local branch of the run, matched or not.
+	TaskBranches []branches.Branch
+	MainBranch   *branches.Branch
+	// RemoteCopies holds, per branch name, the remote-tracking copy of a
+	// local task branch (the local one is what counts).
+	RemoteCopies map[string]branches.Branch
+	Remote       string
+	// Claims are the run's task claims by task id: with a remote, the
+	// remote's as they are now, and this repository's own (claims.Merge).
+	Claims map[string]*claims.Claim
+	// ClaimsErr is why the remote's claims could not be read (Claims then
+	// holds this repository's copies only): a report says it, a claimer
+	// or a scheduler stops.
+	ClaimsErr error
+	// Unread are the run's task branches that exist only as remote-tracking
+	// branches of a remote that was not named: the report does not count
+	// them, so nothing may be handed out on its word.
+	Unread []string
+	// Moved are the run's branches that the remote holds at another commit
+	// than its remote-tracking copy here (or holds and the copy lacks, or
+	// lacks): the report reads the copies, which are behind.
+	Moved []string
+	// ReadFrom is where the remote's claims are read back from ("" for
+	// the remote itself): its push URL when one is configured.
+	ReadFrom string
+	// StaleCopies are copies here of the remote's claims it no longer holds.
+	StaleCopies []*claims.Claim
+	// claimProblems are what reading the remote's claims found, added to
+	// the report once the reads running beside it are done.
+	claimProblems []Problem
+	States        []branches.TaskState
+	// Verdict is the completion rule's answer, with the branches it could
+	// not give to any task.
+	Verdict branches.Verdict
+	// WorktreeDir is where task worktrees live (taskresume.worktreeDir).
+	WorktreeDir string
+	fromPhase   int
+	opts        Options
+	// planLooked names where the plan was looked for (none found).
+	planLooked []string
+	// planSuggest is a --plan value for a copy found on a task branch.
+	planSuggest string
+	// planDoubt: another copy of the plan may hold tasks the one read
+	// lacks, so the run is never called complete.
+	planDoubt string
+	// stops are the task branches whose last attempt stopped mid-way.
+	stops map[string]interruption
+	// behind are the local task branches behind their remote copy, which
+	// counts in their place.
+	behind map[string]branches.Branch
+}
+
+// ColorSetting is git's colour setting for command ("taskresume",
+// "taskclean"): color.<command>, else color.ui; ui.StyleForSetting takes it.
+func (st *State) ColorSetting(command string) string {
+	return ui.ColorSetting(st.ColorConfig, command)
+}
