@@ -66,14 +66,37 @@ type Discard struct {
 // Landing is the evidence that a task's work reached the base or the
 // default branch.
 type Landing struct {
-	// How: merge (a merge commit names the task's branch), commit (commits
-	// naming the task reached it: a fast-forward, a rebase, a cherry-pick),
-	// squash (one commit carries the task's whole change).
-	How    string `json:"how"`
-	Commit string `json:"commit"`
-	// Ref says where: "base" or "default".
-	Ref string `json:"ref"`
+	How    LandingHow `json:"how"`
+	Commit string     `json:"commit"`
+	Ref    LandingRef `json:"ref"`
 }
+
+// LandingHow is how a task's work reached a branch: the "how" of a landing.
+type LandingHow string
+
+const (
+	// ByMerge: a merge commit names the task's branch.
+	ByMerge LandingHow = "merge"
+	// ByCommit: commits naming the task reached it (a fast-forward, a
+	// rebase, a cherry-pick).
+	ByCommit LandingHow = "commit"
+	// BySquash: one commit carries the task's whole change.
+	BySquash LandingHow = "squash"
+)
+
+// AllLandingHows lists every LandingHow.
+func AllLandingHows() []LandingHow { return []LandingHow{ByMerge, ByCommit, BySquash} }
+
+// LandingRef is where a task's work landed: the "ref" of a landing.
+type LandingRef string
+
+const (
+	OnBase    LandingRef = "base"    // the run's base
+	OnDefault LandingRef = "default" // a default branch the base lacks
+)
+
+// AllLandingRefs lists every LandingRef.
+func AllLandingRefs() []LandingRef { return []LandingRef{OnBase, OnDefault} }
 
 // TaskState is the verdict on one task.
 type TaskState struct {
@@ -577,10 +600,10 @@ func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*L
 	all := append(append([]CommitInfo(nil), in.Landed...), in.LandedDefault...)
 	voided := reverted(all)
 	saidRevert := map[string]bool{}
-	scan := func(cs []CommitInfo, shared bool, ref string) {
+	scan := func(cs []CommitInfo, shared bool, ref LandingRef) {
 		for i := range cs {
 			c := &cs[i]
-			id, how := "", ""
+			id, how := "", LandingHow("")
 			var also []string
 			if isMerge(c) {
 				for _, name := range MergedBranches(in.Run, c.Subject) {
@@ -596,10 +619,10 @@ func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*L
 					} else {
 						also = append(also, t)
 					}
-					how = "merge"
+					how = ByMerge
 				}
 			} else if nm := names.Name(c, shared); nm.Task != "" {
-				id, how, also = nm.Task, "commit", nm.Also
+				id, how, also = nm.Task, ByCommit, nm.Also
 			}
 			for _, id := range append([]string{id}, also...) {
 				if id == "" {
@@ -620,8 +643,8 @@ func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*L
 			}
 		}
 	}
-	scan(in.Landed, in.BaseShared, "base")
-	scan(in.LandedDefault, true, "default")
+	scan(in.Landed, in.BaseShared, OnBase)
+	scan(in.LandedDefault, true, OnDefault)
 	for id := range out {
 		delete(doubts, id) // landed again later: the revert no longer matters
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/resume"
@@ -63,8 +64,7 @@ type Options struct {
 
 // Action is one thing the clean did (or, in a dry run, would do).
 type Action struct {
-	// Op is one of the Op* constants.
-	Op        string   `json:"action"`
+	Op        Op       `json:"action"`
 	Task      string   `json:"task,omitempty"`
 	Path      string   `json:"path,omitempty"`
 	Branch    string   `json:"branch,omitempty"`
@@ -84,31 +84,6 @@ type Action struct {
 	Bytes int64 `json:"bytes,omitempty"`
 	Done  bool  `json:"done"`
 }
-
-// The actions a clean reports.
-const (
-	OpSaveWorktree    = "save_worktree"
-	OpSaveIgnored     = "save_ignored"
-	OpSaveAdmin       = "save_admin"
-	OpSaveRaw         = "save_raw"
-	OpSaveBranch      = "save_branch"
-	OpSaveReflog      = "save_reflog"
-	OpSaveClaim       = "save_claim"
-	OpRemoveWorktree  = "remove_worktree"
-	OpPruneWorktree   = "prune_worktree"
-	OpDeleteBranch    = "delete_branch"
-	OpDropClaim       = "drop_claim"
-	OpSkipWorktree    = "skip_worktree"
-	OpSkipBranch      = "skip_branch"
-	OpSkipClaim       = "skip_claim"
-	OpRestoreBranch   = "restore_branch"
-	OpRestoreWorktree = "restore_worktree"
-	OpExpireBackup    = "expire_backup"
-	OpRecover         = "recover"
-	// OpPreRemove is git config taskclean.preRemove run in a worktree
-	// before its save.
-	OpPreRemove = "pre_remove"
-)
 
 // Result is the JSON document of git-taskclean.
 type Result struct {
@@ -188,11 +163,11 @@ func checkTasks(st *resume.State, opts Options) (map[string]bool, error) {
 	want := map[string]bool{}
 	for _, id := range opts.Tasks {
 		if st.Plan == nil {
-			return nil, &resume.InputError{Msg: "--task " + id + ": " + st.NoPlan()}
+			return nil, &exit.BadInputError{Msg: "--task " + id + ": " + st.NoPlan()}
 		}
 		t := st.Plan.Task(id)
 		if t == nil {
-			return nil, &resume.InputError{Msg: fmt.Sprintf("--task %s: no such task in the plan of run %s", id, opts.Run)}
+			return nil, exit.BadInput("--task %s: no such task in the plan of run %s", id, opts.Run)
 		}
 		want[t.ID] = true // either separator names the task: 1.1 is the plan's 1-1
 	}
@@ -305,7 +280,7 @@ type cleaner struct {
 // read again) rather than only saving or skipping.
 func (c *cleaner) changed() bool {
 	for _, a := range c.res.Actions {
-		if a.Done && !strings.HasPrefix(a.Op, "save_") {
+		if a.Done && !a.Op.Saves() {
 			return true
 		}
 	}
@@ -357,7 +332,7 @@ func (c *cleaner) run() error {
 	c.res.Color = st.ColorSetting("taskclean")
 	if st.ClaimsErr != nil {
 		// Which tasks are held decides which worktrees are live work.
-		return &resume.InputError{Msg: st.ClaimsErr.Error() + "; nothing was changed (a clean must know which tasks are claimed)"}
+		return &exit.BadInputError{Msg: st.ClaimsErr.Error() + "; nothing was changed (a clean must know which tasks are claimed)"}
 	}
 	c.hashLen = 20
 	if len(st.Report.Base.Commit) == 64 {
@@ -382,7 +357,7 @@ func (c *cleaner) run() error {
 		}
 		c.st = st
 		if st.ClaimsErr != nil {
-			return &resume.InputError{Msg: st.ClaimsErr.Error() + "; nothing was changed (a clean must know which tasks are claimed)"}
+			return &exit.BadInputError{Msg: st.ClaimsErr.Error() + "; nothing was changed (a clean must know which tasks are claimed)"}
 		}
 		if wantTask, err = checkTasks(st, c.opts); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/worktree"
@@ -30,7 +31,7 @@ func hookTimeout(st *resume.State) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(t)
 	if err != nil || d <= 0 {
-		return 0, &resume.InputError{Msg: fmt.Sprintf("git config taskclean.preRemoveTimeout %q: want a duration such as 30s, 5m or 1h; nothing was changed", t)}
+		return 0, exit.BadInput("git config taskclean.preRemoveTimeout %q: want a duration such as 30s, 5m or 1h; nothing was changed", t)
 	}
 	return d, nil
 }

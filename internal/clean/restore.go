@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/resume"
@@ -44,11 +45,11 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 	}
 	pick, pickStamp := newestSave(all, matches)
 	if pick == nil {
-		return nil, &resume.InputError{Msg: fmt.Sprintf("--restore %s: no saved worktree of run %s has that task or path (list them with: git taskclean --run %s --backups)", want, opts.Run, opts.Run)}
+		return nil, exit.BadInput("--restore %s: no saved worktree of run %s has that task or path (list them with: git taskclean --run %s --backups)", want, opts.Run, opts.Run)
 	}
 	path := pick.Path
 	if _, err := os.Lstat(path); err == nil {
-		return nil, &resume.InputError{Msg: fmt.Sprintf("--restore %s: %s exists; move it away first (nothing was changed)", want, path)}
+		return nil, exit.BadInput("--restore %s: %s exists; move it away first (nothing was changed)", want, path)
 	}
 	res := &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}, Stamp: pickStamp.Stamp,
 		Backup: BackupRoot + opts.Run + "/" + pickStamp.Stamp + "/"}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/branches"
 	"github.com/taskresume/git-taskresume/internal/claims"
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/ui"
@@ -239,7 +240,7 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 			continue
 		}
 		if msg, ok := holders[bt.B.Name]; ok {
-			return nil, &resume.InputError{Msg: "refusing to delete " + msg}
+			return nil, &exit.BadInputError{Msg: "refusing to delete " + msg}
 		}
 		sel.Branches = append(sel.Branches, bt)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/branches"
 	"github.com/taskresume/git-taskresume/internal/claims"
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/worktree"
@@ -165,7 +166,7 @@ func TestSelectRefusesBranchOfStayingWorktree(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "rebase --abort") {
 		t.Fatalf("err %v, want a refusal naming git rebase --abort", err)
 	}
-	if _, ok := err.(*resume.InputError); !ok {
+	if _, ok := err.(*exit.BadInputError); !ok {
 		t.Errorf("refusal is %T, want an input error (exit 2, nothing changed)", err)
 	}
 	// The same rebase in 2.1's own worktree, which --task 2.1 removes:
@@ -263,7 +264,7 @@ func TestSelectSharedAndOutside(t *testing.T) {
 			if err == nil || err.Error() != c.refusal {
 				t.Errorf("%s: err %v, want the refusal %q", c.name, err, c.refusal)
 			}
-			if _, ok := err.(*resume.InputError); !ok {
+			if _, ok := err.(*exit.BadInputError); !ok {
 				t.Errorf("%s: refusal is %T, want an input error (exit 2, nothing changed)", c.name, err)
 			}
 			continue

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
-	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/ui"
 )
 
@@ -22,7 +22,7 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 		return nil, err
 	}
 	if len(all) == 0 {
-		return nil, &resume.InputError{Msg: fmt.Sprintf("nothing to undo: no clean of run %s saved anything under %s%s/", opts.Run, BackupRoot, opts.Run)}
+		return nil, exit.BadInput("nothing to undo: no clean of run %s saved anything under %s%s/", opts.Run, BackupRoot, opts.Run)
 	}
 	byStamp := map[string]*Backup{}
 	for _, b := range all {
@@ -31,7 +31,7 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 	last := all[len(all)-1]
 	if opts.Stamp != "" {
 		if last = byStamp[opts.Stamp]; last == nil {
-			return nil, &resume.InputError{Msg: fmt.Sprintf("no saved clean %s of run %s (list them with: git taskclean --run %s --backups)", opts.Stamp, opts.Run, opts.Run)}
+			return nil, exit.BadInput("no saved clean %s of run %s (list them with: git taskclean --run %s --backups)", opts.Stamp, opts.Run, opts.Run)
 		}
 	}
 	res := &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}, Stamp: last.Stamp,

@@ -4,7 +4,6 @@ package cliutil
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -13,33 +12,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/manpage"
 )
-
-// Exit codes, as the README lists them.
-const (
-	ExitOK         = 0
-	ExitIncomplete = 1 // --exit-code: the run is not complete
-	ExitUsage      = 2 // bad usage or input; nothing changed
-	ExitPartial    = 3 // failed after changing something (what was done is printed)
-)
-
-// FailedError is a failure after the command changed something: it is
-// printed as one error line and exits ExitPartial.
-type FailedError struct{ Err error }
-
-func (e *FailedError) Error() string { return e.Err.Error() }
-func (e *FailedError) Unwrap() error { return e.Err }
-
-// ExitError carries an exit code out of an action without printing.
-type ExitError struct{ Code int }
-
-func (e *ExitError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
-
-// UsageError is a mistake in the command line.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
 
 // Permute moves flags before positional arguments, so that
 // `git taskresume x1y2z3 --json` works: urfave/cli v2, like Go's flag
@@ -65,7 +40,7 @@ func Permute(args []string, flags []cli.Flag) ([]string, error) {
 			name := strings.TrimLeft(a, "-")
 			if !strings.Contains(name, "=") && takesValue[name] {
 				if i+1 >= len(args) || args[i+1] == "--" {
-					return nil, &UsageError{Msg: fmt.Sprintf("flag %s needs a value", a)}
+					return nil, exit.BadInput("flag %s needs a value", a)
 				}
 				opts = append(opts, args[i+1])
 				i++
@@ -107,26 +82,16 @@ func Run(cmd Command, args []string, stdout, stderr io.Writer) int {
 		var done bool
 		done, err = cmd.early(args[1:], rest, stdout)
 		if done && err == nil {
-			return ExitOK
+			return exit.OK
 		}
 	}
 	if err == nil {
 		err = app.RunContext(context.Background(), append([]string{args[0]}, rest...))
 	}
-	if err == nil {
-		return ExitOK
+	if exit.Printed(err) {
+		fmt.Fprintf(stderr, "error: %s\n", strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " "))
 	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return ee.Code
-	}
-	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")
-	fmt.Fprintf(stderr, "error: %s\n", msg)
-	var fe *FailedError
-	if errors.As(err, &fe) {
-		return ExitPartial
-	}
-	return ExitUsage
+	return exit.Code(err)
 }
 
 // early answers the help and version flags, and refuses an unknown flag
@@ -197,7 +162,7 @@ func (cmd Command) unknownFlag(a string) error {
 	name := strings.TrimLeft(typed, "-")
 	msg := "unknown flag " + typed
 	if hint, ok := cmd.Hints[name]; ok {
-		return &UsageError{Msg: msg + ": " + hint}
+		return &exit.BadInputError{Msg: msg + ": " + hint}
 	}
 	var names []string
 	for _, f := range cmd.App.Flags {
@@ -213,7 +178,7 @@ func (cmd Command) unknownFlag(a string) error {
 		}
 		msg += "; did you mean " + dashes + s + "?"
 	}
-	return &UsageError{Msg: msg + " (see -h)"}
+	return &exit.BadInputError{Msg: msg + " (see -h)"}
 }
 
 // Suggest is the one name among names close enough to typed to be what
@@ -292,7 +257,7 @@ var flagError = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)
 func valueError(err error, flags []cli.Flag) error {
 	m := flagError.FindStringSubmatch(err.Error())
 	if m == nil {
-		return &UsageError{Msg: err.Error() + " (see -h)"}
+		return &exit.BadInputError{Msg: err.Error() + " (see -h)"}
 	}
 	value, name, why := m[1], m[2], m[3]
 	for _, f := range flags {
@@ -310,5 +275,5 @@ func valueError(err error, flags []cli.Flag) error {
 	if len(name) == 1 {
 		dashes = "-"
 	}
-	return &UsageError{Msg: fmt.Sprintf("%s%s %s: %s", dashes, name, value, why)}
+	return exit.BadInput("%s%s %s: %s", dashes, name, value, why)
 }

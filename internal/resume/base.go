@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/ui"
 )
@@ -35,7 +36,7 @@ func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[s
 			if c.source == BaseFromConfig {
 				what = "git config taskresume.base"
 			}
-			return BaseRef{}, nil, inputErr("base %q (from %s) is not a commit in this repository: pass an existing branch", c.rev, what)
+			return BaseRef{}, nil, exit.BadInput("base %q (from %s) is not a commit in this repository: pass an existing branch", c.rev, what)
 		}
 		why := "given with --base"
 		if c.source == BaseFromConfig {
@@ -121,7 +122,7 @@ func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[s
 				Why: "there is no " + mb + ", main or master branch"}, nil, nil
 		}
 	}
-	return BaseRef{}, nil, inputErr("no base branch for run %s: none of %s, main, master, origin/HEAD, origin/main, origin/master exists (pass --base REF or set git config taskresume.base)", run, mb)
+	return BaseRef{}, nil, exit.BadInput("no base branch for run %s: none of %s, main, master, origin/HEAD, origin/main, origin/master exists (pass --base REF or set git config taskresume.base)", run, mb)
 }
 
 // runOwnBase reports whether the base is the run's own branch <run>-main

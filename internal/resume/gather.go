@@ -11,6 +11,7 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/branches"
 	"github.com/taskresume/git-taskresume/internal/claims"
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/ui"
@@ -38,7 +39,7 @@ func Gather(ctx context.Context, repo *gitcmd.Repo, opts Options) (*State, error
 // can start them, and the reads of one stage run at once.
 func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error) {
 	if err := plan.ValidateRunID(opts.Run); err != nil {
-		return nil, &InputError{err.Error()}
+		return nil, &exit.BadInputError{Msg: err.Error()}
 	}
 	g := newGathering(ctx, o, opts)
 	defer g.close()
@@ -271,7 +272,7 @@ func (g *gathering) applyConfig() error {
 	if t := cfg["taskresume.remotetimeout"]; t != "" {
 		d, err := time.ParseDuration(t)
 		if err != nil || d <= 0 {
-			return inputErr("git config taskresume.remoteTimeout %q: want a duration such as 30s", t)
+			return exit.BadInput("git config taskresume.remoteTimeout %q: want a duration such as 30s", t)
 		}
 		claims.Timeout = d
 	}
@@ -497,13 +498,13 @@ func (g *gathering) readPlan() error {
 			found = found || ph.Number == opts.FromPhase
 		}
 		if !found {
-			return inputErr("--from-phase %d: the plan has no phase %d", opts.FromPhase, opts.FromPhase)
+			return exit.BadInput("--from-phase %d: the plan has no phase %d", opts.FromPhase, opts.FromPhase)
 		}
 		st.fromPhase = opts.FromPhase
 	}
 
 	if p == nil && len(st.TaskBranches) == 0 && st.MainBranch == nil && !st.hasRunWorktree(g.wts, run) {
-		return inputErr("unknown run %q: no branch %s* and %s (check the run id)", run, branches.TaskPrefix(run), noPlanHint(run, pr.looked, st))
+		return exit.BadInput("unknown run %q: no branch %s* and %s (check the run id)", run, branches.TaskPrefix(run), noPlanHint(run, pr.looked, st))
 	}
 
 	gitcmd.Mark("plan found")

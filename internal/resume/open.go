@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 )
 
@@ -19,7 +20,7 @@ func OpenRepo(ctx context.Context, dir string) (*gitcmd.Repo, error) {
 			where, _ = os.Getwd()
 		}
 		msg := strings.TrimSuffix(err.Error(), ": "+gitcmd.ErrNotRepo.Error())
-		return nil, inputErr("%s (in %s; run it inside the repository of the run)", msg, where)
+		return nil, exit.BadInput("%s (in %s; run it inside the repository of the run)", msg, where)
 	}
 	return repo, err
 }
@@ -77,7 +78,7 @@ func (o *Opening) early() *gitcmd.Repo {
 // asked only once something failed, never on the way to an answer; an
 // older git fails at the first report's worktree list (its -z is newer).
 func Explain(ctx context.Context, prog string, err error) error {
-	var ie *InputError
+	var ie *exit.BadInputError
 	if err == nil || errors.As(err, &ie) || ctx.Err() != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/planfind"
@@ -93,7 +94,7 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts
 	found, err := planfind.Find(ctx, repo, objs, opts.Run, places)
 	var fe *planfind.Error
 	if errors.As(err, &fe) {
-		return nil, &InputError{fe.Msg}
+		return nil, &exit.BadInputError{Msg: fe.Msg}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("look for the plan: %w", err)
@@ -105,7 +106,7 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts
 		return res, nil
 	}
 	if c.Err != nil {
-		return nil, &InputError{"plan " + c.Err.Error()}
+		return nil, &exit.BadInputError{Msg: "plan " + c.Err.Error()}
 	}
 	res.plan, res.warns, res.repoPath = c.Plan, c.Warns, c.RepoPaths[0]
 	src := &PlanSource{Name: c.Name, Files: c.RepoPaths, Uncommitted: c.Uncommitted, Commit: c.Commit}
@@ -227,7 +228,7 @@ func givenPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, spec, from,
 		res.repoPath = path
 		res.source.Place, res.source.Ref, res.source.Files = PlanInCommit, rev, []string{path}
 		if data, err = repo.ReadBlob(ctx, rev, path); err != nil {
-			return nil, inputErr("read plan %s (from %s): %v (check the revision and path, e.g. %s-main:specs/%s-<feature>/plan.md)", spec, from, gitcmd.OneLine(err), opts.Run, opts.Run)
+			return nil, exit.BadInput("read plan %s (from %s): %v (check the revision and path, e.g. %s-main:specs/%s-<feature>/plan.md)", spec, from, gitcmd.OneLine(err), opts.Run, opts.Run)
 		}
 		if oid, err := repo.ResolveCommit(ctx, rev); err == nil {
 			res.source.Commit = oid
@@ -249,15 +250,15 @@ func givenPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, spec, from,
 			res.source.Files = []string{full}
 		}
 		if data, err = os.ReadFile(full); err != nil {
-			return nil, inputErr("read plan %s (from %s): %v", spec, from, unwrapPathErr(err))
+			return nil, exit.BadInput("read plan %s (from %s): %v", spec, from, unwrapPathErr(err))
 		}
 	}
 	p, warns, err := plan.Parse(spec, data)
 	if err != nil {
-		return nil, &InputError{"plan " + err.Error()}
+		return nil, &exit.BadInputError{Msg: "plan " + err.Error()}
 	}
 	if p.RunID != "" && p.RunID != opts.Run {
-		return nil, inputErr("%s:%d: plan is for run %q, not %q (pass the plan's run id, or --plan for the right plan)", spec, p.RunIDLine, p.RunID, opts.Run)
+		return nil, exit.BadInput("%s:%d: plan is for run %q, not %q (pass the plan's run id, or --plan for the right plan)", spec, p.RunIDLine, p.RunID, opts.Run)
 	}
 	res.plan, res.warns = p, warns
 	return res, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/branches"
 	"github.com/taskresume/git-taskresume/internal/claims"
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/ui"
 )
@@ -25,12 +26,12 @@ func chooseRemote(flag string, cfg map[string]string) (string, error) {
 	}
 	if remote != "" {
 		if strings.HasPrefix(remote, "-") || plumbing.ReferenceName("refs/remotes/"+remote+"/x").Validate() != nil {
-			return "", inputErr("remote %q is not a valid remote name", remote)
+			return "", exit.BadInput("remote %q is not a valid remote name", remote)
 		}
 		if strings.Contains(remote, "/") {
 			// refs/remotes/a/b/<branch> cannot be told from remote a's
 			// branch b/<branch>: the run's branches would go unread.
-			return "", inputErr("remote %q: names with a / are not supported; git remote rename %s to a name without one", remote, remote)
+			return "", exit.BadInput("remote %q: names with a / are not supported; git remote rename %s to a name without one", remote, remote)
 		}
 	}
 	return remote, nil
@@ -149,9 +150,9 @@ func (st *State) HandOutError(mode string) error {
 	case mode != "--claim" && mode != "--next":
 		return nil
 	case len(st.Moved) > 0:
-		return &InputError{st.movedMessage()}
+		return &exit.BadInputError{Msg: st.movedMessage()}
 	case len(st.Unread) > 0:
-		return inputErr("%s: %s and the run's other task branches on that remote are not read: pass --remote %s, or git config taskresume.remote",
+		return exit.BadInput("%s: %s and the run's other task branches on that remote are not read: pass --remote %s, or git config taskresume.remote",
 			mode, st.Unread[0], strings.SplitN(st.Unread[0], "/", 2)[0])
 	}
 	return nil

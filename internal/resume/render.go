@@ -258,13 +258,13 @@ func pad(text string, width int) string {
 // landingText says in words where a task's work landed, and how.
 func landingText(l *branches.Landing) string {
 	where := "the base"
-	if l.Ref == "default" {
+	if l.Ref == branches.OnDefault {
 		where = "the default branch"
 	}
 	switch l.How {
-	case "merge":
+	case branches.ByMerge:
 		return fmt.Sprintf("merged into %s by %s", where, ui.Short(l.Commit))
-	case "squash":
+	case branches.BySquash:
 		return fmt.Sprintf("squashed into %s as %s", where, ui.Short(l.Commit))
 	}
 	return fmt.Sprintf("its commits reached %s (%s)", where, ui.Short(l.Commit))

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 )
 
@@ -15,7 +16,7 @@ func checkShallow(repo *gitcmd.Repo, commits []gitcmd.LogEntry) error {
 	boundary := shallowBoundary(repo)
 	for _, c := range commits {
 		if boundary[c.OID] {
-			return inputErr("this clone is shallow and the run's history goes past its boundary at %s: fetch more (git fetch --unshallow; in CI, fetch-depth: 0)", c.OID[:12])
+			return exit.BadInput("this clone is shallow and the run's history goes past its boundary at %s: fetch more (git fetch --unshallow; in CI, fetch-depth: 0)", c.OID[:12])
 		}
 	}
 	return nil
@@ -48,7 +49,7 @@ func checkShallowLog(repo *gitcmd.Repo, start string, logs ...[]gitcmd.LogEntry)
 		}
 	}
 	if cut {
-		return inputErr("this clone is shallow and the history since the run started is cut off: fetch more (git fetch --unshallow; in CI, fetch-depth: 0)")
+		return exit.BadInput("this clone is shallow and the history since the run started is cut off: fetch more (git fetch --unshallow; in CI, fetch-depth: 0)")
 	}
 	return nil
 }

@@ -181,8 +181,9 @@ const inProcessDiffs = 20
 // a branch are checked.
 func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.TaskState, changes, cands gitcmd.Changes, landed, landedDef []gitcmd.LogEntry) error {
 	type cand struct {
-		oid, ref string
-		time     int64
+		oid  string
+		ref  branches.LandingRef
+		time int64
 	}
 	var tasks []*branches.TaskState
 	for i := range states {
@@ -193,7 +194,7 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 		// A task already landed by a merge, or by a commit that names it,
 		// keeps that evidence: a squash is only looked for where nothing
 		// names the landing.
-		named := s.Landed != nil && (s.Landed.How == "merge" || s.Landed.How == "commit" && s.Status == branches.Landed)
+		named := s.Landed != nil && (s.Landed.How == branches.ByMerge || s.Landed.How == branches.ByCommit && s.Status == branches.Landed)
 		if changeKey(s) != "" && s.Status != branches.Interrupted && !named && changes[changeKey(s)] != "" {
 			tasks = append(tasks, s)
 		}
@@ -201,8 +202,8 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 	var order []cand
 	for _, l := range []struct {
 		cs  []gitcmd.LogEntry
-		ref string
-	}{{landed, "base"}, {landedDef, "default"}} {
+		ref branches.LandingRef
+	}{{landed, branches.OnBase}, {landedDef, branches.OnDefault}} {
 		for _, c := range l.cs {
 			if cands[c.OID] != "" {
 				order = append(order, cand{c.OID, l.ref, c.Time})
@@ -277,7 +278,7 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 		}
 	}
 	for s, c := range found {
-		s.Landed = &branches.Landing{How: "squash", Commit: c.oid, Ref: c.ref}
+		s.Landed = &branches.Landing{How: branches.BySquash, Commit: c.oid, Ref: c.ref}
 		s.Status = branches.Landed
 	}
 	return nil

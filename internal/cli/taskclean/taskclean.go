@@ -2,6 +2,7 @@
 package taskclean
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,12 +11,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/taskresume/git-taskresume/internal/clean"
 	"github.com/taskresume/git-taskresume/internal/cliutil"
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/ui"
 )
@@ -69,73 +70,47 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	return cliutil.Run(cliutil.Command{App: app, Page: Manual(), Hints: hints}, args, stdout, stderr)
 }
 
+// action reads the command line once and runs what it asks for.
 func action(c *cli.Context, stdout io.Writer) error {
-	ctx := c.Context
-	stamp := ""
-	if c.Bool("undo") && c.NArg() == 1 {
-		// --undo takes an optional stamp: the clean to undo.
-		stamp = c.Args().First()
-		if !clean.ValidStamp(stamp) {
-			return &cliutil.UsageError{Msg: fmt.Sprintf("--undo %s: not a stamp (list them with: git taskclean --run %s --backups)", ui.Display(stamp), ui.Display(c.String("run")))}
-		}
-	} else if c.NArg() > 0 {
-		return bareWord(c)
+	o, err := optionsFrom(c)
+	if err != nil {
+		return err
 	}
-	if !c.IsSet("run") {
-		return &cliutil.UsageError{Msg: "missing --run <run>: which run to clean"}
-	}
-	modes := 0
-	for _, f := range []string{"undo", "expire-backups", "all", "task", "restore", "backups"} {
-		if c.IsSet(f) {
-			modes++
-		}
-	}
-	if modes > 1 {
-		return &cliutil.UsageError{Msg: "--undo, --restore, --backups, --expire-backups, --all and --task cannot be combined"}
-	}
-	for _, f := range []string{"older-than", "expire-backups"} {
-		if d := cliutil.DurationOf(c, f); d < 0 {
-			return &cliutil.UsageError{Msg: fmt.Sprintf("--%s %q: must be positive, e.g. 30m, 12h, 1d or 2w", f, cliutil.FormatDuration(d))}
-		}
-	}
+	return run(c.Context, o, stdout)
+}
+
+// run does what o asks: one mode per call.
+func run(ctx context.Context, o Options, stdout io.Writer) error {
 	repo, err := resume.OpenChecked(ctx, "git-taskclean")
 	if err != nil {
 		return err
 	}
-	cwd, _ := os.Getwd()
-	opts := clean.Options{
-		Run: c.String("run"), Tasks: c.StringSlice("task"), All: c.Bool("all"), Completed: c.Bool("completed"),
-		DryRun: c.Bool("dry-run"), NoBackup: c.Bool("no-backup"), OlderThan: cliutil.DurationOf(c, "older-than"),
-		ExpireBackups: cliutil.DurationOf(c, "expire-backups"), PlanPath: c.String("plan"), Base: c.String("base"),
-		Cwd: cwd, Now: time.Now(), Remote: c.String("remote"),
-		IgnoreLive: c.Bool("ignore-live"), DropIgnored: c.Bool("drop-ignored"), Stamp: stamp, Restore: c.String("restore"),
-	}
-	if _, err := resume.ValidRun(opts.Run); err != nil {
+	if _, err := resume.ValidRun(o.Clean.Run); err != nil {
 		return err
 	}
 	var res *clean.Result
-	switch {
-	case c.Bool("undo"):
-		res, err = clean.Undo(ctx, repo, opts)
-	case c.IsSet("expire-backups"):
-		res, err = clean.Expire(ctx, repo, opts)
-	case c.IsSet("restore"):
-		res, err = clean.Restore(ctx, repo, opts)
-	case c.Bool("backups"):
-		res, err = clean.Backups(ctx, repo, opts)
+	switch o.Mode {
+	case ModeUndo:
+		res, err = clean.Undo(ctx, repo, o.Clean)
+	case ModeExpire:
+		res, err = clean.Expire(ctx, repo, o.Clean)
+	case ModeRestore:
+		res, err = clean.Restore(ctx, repo, o.Clean)
+	case ModeBackups:
+		res, err = clean.Backups(ctx, repo, o.Clean)
 	default:
-		res, err = clean.Run(ctx, repo, opts)
+		res, err = clean.Run(ctx, repo, o.Clean)
 	}
 	var partial *clean.PartialError
 	if errors.As(err, &partial) {
 		// What was done before the failure, then the failure itself.
 		res = partial.Result
-		err = &cliutil.FailedError{Err: err}
+		err = &exit.PartialError{Err: err}
 	}
 	if res == nil {
 		return err
 	}
-	if perr := output(c, stdout, res, cwd); perr != nil && err == nil {
+	if perr := output(o, stdout, res); perr != nil && err == nil {
 		err = perr
 	}
 	return err
@@ -147,7 +122,7 @@ func bareWord(c *cli.Context) error {
 	word := c.Args().First()
 	msg := fmt.Sprintf("unexpected argument %s: the run is given with --run <run>", strconv.Quote(word))
 	if c.IsSet("run") || c.NArg() > 1 || !resume.ValidRunName(word) {
-		return &cliutil.UsageError{Msg: msg}
+		return &exit.BadInputError{Msg: msg}
 	}
 	meant := []string{"git", "taskclean", "--run", word}
 	args, _ := c.App.Metadata["args"].([]string)
@@ -156,11 +131,13 @@ func bareWord(c *cli.Context) error {
 			meant = append(meant, ui.ShellQuote(a))
 		}
 	}
-	return &cliutil.UsageError{Msg: msg + "; did you mean " + strings.Join(meant, " ") + "?"}
+	return &exit.BadInputError{Msg: msg + "; did you mean " + strings.Join(meant, " ") + "?"}
 }
 
-func output(c *cli.Context, stdout io.Writer, res *clean.Result, cwd string) error {
-	if c.Bool("json") {
+// output writes what the clean did, as JSON or for people.
+func output(o Options, stdout io.Writer, res *clean.Result) error {
+	cwd := o.Clean.Cwd
+	if o.JSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
@@ -170,7 +147,7 @@ func output(c *cli.Context, stdout io.Writer, res *clean.Result, cwd string) err
 	if f != nil {
 		style = ui.StyleForSetting(f, res.Color)
 	}
-	if res.Backups != nil || c.Bool("backups") {
+	if res.Backups != nil || o.Mode == ModeBackups {
 		renderBackups(stdout, res, cwd)
 		return nil
 	}
@@ -198,30 +175,33 @@ func render(w io.Writer, res *clean.Result, cwd string, style ui.Style) {
 	}
 	for _, a := range res.Actions {
 		switch a.Op {
-		case "save_worktree":
+		case clean.OpSaveWorktree:
 			what := "HEAD"
 			if a.Staged+a.Unstaged+a.Untracked > 0 {
 				what = fmt.Sprintf("%d staged, %d unstaged, %d untracked", a.Staged, a.Unstaged, a.Untracked)
 			}
 			fmt.Fprintf(w, "%ssave worktree %s (%s) as %s\n", would, rel(a.Path), what, a.Ref)
-		case "save_ignored":
+		case clean.OpSaveIgnored:
 			fmt.Fprintf(w, "%ssave %s of %s as %s\n", would, ui.Plural(len(a.Ignored), "ignored file"), rel(a.Path), a.Ref)
-		case "save_raw":
+		case clean.OpSaveRaw:
 			fmt.Fprintf(w, "%ssave the bytes of %s as %s\n", would, q(a.Reason), a.Ref)
-		case "save_admin":
+		case clean.OpSaveAdmin:
 			if a.Done || res.DryRun { // a restore lists the kept admin state as a note (not done)
 				fmt.Fprintf(w, "%ssave the %s of %s as %s\n", would, q(a.Reason), rel(a.Path), a.Ref)
 			} else {
 				fmt.Fprintf(w, "note: %s\n", q(a.Reason))
 			}
-		case "recover":
+		case clean.OpRecover:
 			fmt.Fprintf(w, "%s: %s\n", rel(a.Path), q(a.Reason))
-		case "save_branch":
+		case clean.OpSaveBranch:
 			fmt.Fprintf(w, "%ssave branch %s (%s) as %s\n", would, a.Branch, ui.Short(a.Commit), a.Ref)
-		case "save_reflog":
+		case clean.OpSaveReflog:
 			fmt.Fprintf(w, "%ssave what only the reflog of branch %s holds (%s: %s) as %s\n", would, a.Branch, ui.Short(a.Commit), a.Reason, a.Ref)
-		case "remove_worktree", "prune_worktree":
-			verb := map[string]string{"remove_worktree": "remove", "prune_worktree": "prune"}[a.Op]
+		case clean.OpRemoveWorktree, clean.OpPruneWorktree:
+			verb := "remove"
+			if a.Op == clean.OpPruneWorktree {
+				verb = "prune"
+			}
 			line := fmt.Sprintf("%s%s worktree %s", would, verb, rel(a.Path))
 			if a.Bytes > 0 {
 				line += " (" + ui.Bytes(a.Bytes) + ")"
@@ -237,33 +217,33 @@ func render(w io.Writer, res *clean.Result, cwd string, style ui.Style) {
 				line += fmt.Sprintf("; not saved (regenerated or let go): %s", strings.Join(names, ", "))
 			}
 			fmt.Fprintln(w, line)
-		case "delete_branch":
+		case clean.OpDeleteBranch:
 			fmt.Fprintf(w, "%sdelete branch %s (was %s)\n", would, a.Branch, ui.Short(a.Commit))
-		case "skip_worktree":
+		case clean.OpSkipWorktree:
 			fmt.Fprintf(w, "skip worktree %s: %s\n", rel(a.Path), q(a.Reason))
-		case "skip_branch":
+		case clean.OpSkipBranch:
 			fmt.Fprintf(w, "skip branch %s: %s\n", a.Branch, q(a.Reason))
-		case "restore_branch":
+		case clean.OpRestoreBranch:
 			fmt.Fprintf(w, "%srestore branch %s at %s\n", would, a.Branch, ui.Short(a.Commit))
-		case "restore_worktree":
+		case clean.OpRestoreWorktree:
 			if a.Command != "" {
 				fmt.Fprintf(w, "saved worktree %s; to bring it back:\n  %s\n", q(a.Path), a.Command)
 			} else {
 				fmt.Fprintf(w, "%srestore worktree %s from %s (%s)\n", would, rel(a.Path), a.Ref, q(a.Reason))
 			}
-		case "save_claim":
+		case clean.OpSaveClaim:
 			fmt.Fprintf(w, "%ssave claim of task %s (%s) as %s\n", would, a.Task, q(a.Reason), a.Ref)
-		case "drop_claim":
+		case clean.OpDropClaim:
 			fmt.Fprintf(w, "%sdrop claim of task %s (%s)\n", would, a.Task, q(a.Reason))
-		case "skip_claim":
+		case clean.OpSkipClaim:
 			if a.Task != "" {
 				fmt.Fprintf(w, "skip claim of task %s: %s\n", a.Task, q(a.Reason))
 			} else {
 				fmt.Fprintf(w, "skip claims: %s\n", q(a.Reason))
 			}
-		case "expire_backup":
+		case clean.OpExpireBackup:
 			fmt.Fprintf(w, "%sdelete saved %s\n", would, a.Ref)
-		case "pre_remove":
+		case clean.OpPreRemove:
 			if res.DryRun { // run, it is quiet unless it fails (a skip says so)
 				fmt.Fprintf(w, "would run git config taskclean.preRemove in %s: %s\n", rel(a.Path), q(a.Command))
 			}
@@ -298,7 +278,7 @@ func render(w io.Writer, res *clean.Result, cwd string, style ui.Style) {
 
 func hasSaves(res *clean.Result) bool {
 	for _, a := range res.Actions {
-		if strings.HasPrefix(a.Op, "save_") && a.Done {
+		if a.Op.Saves() && a.Done {
 			return true
 		}
 	}

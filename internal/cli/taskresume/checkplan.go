@@ -2,7 +2,6 @@ package taskresume
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,9 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
-	"github.com/taskresume/git-taskresume/internal/cliutil"
+	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/planfind"
@@ -70,14 +67,14 @@ const checkPlanSchema = 1
 
 // checkPlan is --check-plan: the plan as the commands read it, before a run
 // starts or when a report looks wrong.
-func checkPlan(ctx context.Context, c *cli.Context, stdout io.Writer) error {
+func checkPlan(ctx context.Context, o Options, stdout io.Writer) error {
 	cwd, _ := os.Getwd()
-	run, file, err := checkPlanArgs(c.Args().Slice(), cwd)
+	run, file, err := checkPlanArgs(o.Args, cwd)
 	if err != nil {
 		return err
 	}
-	if file != "" && c.IsSet("plan") {
-		return &cliutil.UsageError{Msg: "--check-plan " + file + " and --plan " + c.String("plan") + ": name the plan once"}
+	if file != "" && o.PlanSet {
+		return &exit.BadInputError{Msg: "--check-plan " + file + " and --plan " + o.Plan + ": name the plan once"}
 	}
 	if run != "" {
 		if _, err := resume.ValidRun(run); err != nil {
@@ -88,16 +85,14 @@ func checkPlan(ctx context.Context, c *cli.Context, stdout io.Writer) error {
 	if file != "" {
 		out, err = readGivenPlan(ctx, file, run, cwd)
 	} else {
-		out, err = readRunPlan(ctx, c, run, cwd)
+		out, err = readRunPlan(ctx, o, run, cwd)
 	}
 	if err != nil {
 		return err
 	}
 	out.SchemaVersion = checkPlanSchema
-	if c.Bool("json") {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+	if o.JSON {
+		return writeJSON(stdout, out)
 	}
 	return renderChecked(stdout, out, cwd)
 }
@@ -114,7 +109,7 @@ func checkPlanArgs(args []string, cwd string) (run, file string, err error) {
 	}
 	switch len(args) {
 	case 0:
-		return "", "", &cliutil.UsageError{Msg: "--check-plan needs a plan: git taskresume --check-plan PATH, or git taskresume <run> --check-plan for the plan the report reads"}
+		return "", "", &exit.BadInputError{Msg: "--check-plan needs a plan: git taskresume --check-plan PATH, or git taskresume <run> --check-plan for the plan the report reads"}
 	case 1:
 		if isPath(args[0]) {
 			return "", args[0], nil
@@ -126,7 +121,7 @@ func checkPlanArgs(args []string, cwd string) (run, file string, err error) {
 		}
 		return args[0], args[1], nil
 	}
-	return "", "", &cliutil.UsageError{Msg: fmt.Sprintf("--check-plan takes a run and a plan at most, got %d arguments: %s", len(args), strings.Join(args, " "))}
+	return "", "", exit.BadInput("--check-plan takes a run and a plan at most, got %d arguments: %s", len(args), strings.Join(args, " "))
 }
 
 // readGivenPlan reads the plan at spec: a file, or REV:PATH in the
@@ -142,7 +137,7 @@ func readGivenPlan(ctx context.Context, spec, run, cwd string) (*CheckedPlan, er
 			return nil, err
 		}
 		if data, err = repo.ReadBlob(ctx, rev, p); err != nil {
-			return nil, &resume.InputError{Msg: fmt.Sprintf("--check-plan %s: %v (check the revision and the path in it, e.g. main:specs/<run>-<feature>/plan.md)", spec, gitcmd.OneLine(err))}
+			return nil, exit.BadInput("--check-plan %s: %v (check the revision and the path in it, e.g. main:specs/<run>-<feature>/plan.md)", spec, gitcmd.OneLine(err))
 		}
 		src.Place, src.Ref, src.Files, repoPath = resume.PlanInCommit, rev, []string{p}, p
 		if oid, err := repo.ResolveCommit(ctx, rev); err == nil {
@@ -154,27 +149,27 @@ func readGivenPlan(ctx context.Context, spec, run, cwd string) (*CheckedPlan, er
 			full = filepath.Join(cwd, spec)
 		}
 		if fi, err := os.Stat(full); err == nil && fi.IsDir() {
-			return nil, &cliutil.UsageError{Msg: fmt.Sprintf("--check-plan %s: a directory; give the plan file (%s), or check a plan split by phase with git taskresume <run> --check-plan",
+			return nil, &exit.BadInputError{Msg: fmt.Sprintf("--check-plan %s: a directory; give the plan file (%s), or check a plan split by phase with git taskresume <run> --check-plan",
 				spec, filepath.Join(spec, "plan.md"))}
 		}
 		var err error
 		if data, err = os.ReadFile(full); err != nil {
-			return nil, &resume.InputError{Msg: fmt.Sprintf("--check-plan %s: cannot read it: %v", spec, unwrapPath(err))}
+			return nil, exit.BadInput("--check-plan %s: cannot read it: %v", spec, unwrapPath(err))
 		}
 		src.Place, src.Files = resume.PlanInWorkingTree, []string{spec}
 	}
 	p, warns, err := plan.Parse(spec, data)
 	if err != nil {
-		return nil, &resume.InputError{Msg: err.Error()}
+		return nil, &exit.BadInputError{Msg: err.Error()}
 	}
 	dir := specsDir(repoPath)
 	out := &CheckedPlan{PlanSource: src, GivenBy: "--check-plan"}
 	switch {
 	case p.RunID != "" && dir != "" && !planfind.DirAgrees(dir, p.RunID):
-		return nil, &resume.InputError{Msg: fmt.Sprintf("%s:%d: the plan names run %q but its directory is specs/%s (rename one so the directory is the run id or starts with \"%s-\")",
+		return nil, &exit.BadInputError{Msg: fmt.Sprintf("%s:%d: the plan names run %q but its directory is specs/%s (rename one so the directory is the run id or starts with \"%s-\")",
 			spec, p.RunIDLine, p.RunID, dir, p.RunID)}
 	case run != "" && p.RunID != "" && p.RunID != run:
-		return nil, &resume.InputError{Msg: fmt.Sprintf("%s:%d: the plan is for run %q, not %q", spec, p.RunIDLine, p.RunID, run)}
+		return nil, exit.BadInput("%s:%d: the plan is for run %q, not %q", spec, p.RunIDLine, p.RunID, run)
 	case p.RunID != "":
 		out.RunID, out.RunIDFrom = &p.RunID, "plan"
 	case run != "":
@@ -188,15 +183,15 @@ func readGivenPlan(ctx context.Context, spec, run, cwd string) (*CheckedPlan, er
 }
 
 // readRunPlan reads the plan the report of run reads, found the same way.
-func readRunPlan(ctx context.Context, c *cli.Context, run, cwd string) (*CheckedPlan, error) {
+func readRunPlan(ctx context.Context, o Options, run, cwd string) (*CheckedPlan, error) {
 	st, err := resume.GatherOpening(ctx, resume.StartOpen(ctx, ""), resume.Options{
-		Run: run, PlanPath: c.String("plan"), Base: c.String("base"), Cwd: cwd, Remote: c.String("remote"), Light: true,
+		Run: run, PlanPath: o.Plan, Base: o.Base, Cwd: cwd, Remote: o.Remote, Light: true,
 	})
 	if err != nil {
 		return nil, resume.Explain(ctx, "git-taskresume", err)
 	}
 	if st.Plan == nil {
-		return nil, &resume.InputError{Msg: st.NoPlan()}
+		return nil, &exit.BadInputError{Msg: st.NoPlan()}
 	}
 	rep := st.Report
 	out := &CheckedPlan{PlanSource: rep.PlanSource, RunID: &rep.RunID, RunIDFrom: "command_line"}
@@ -205,7 +200,7 @@ func readRunPlan(ctx context.Context, c *cli.Context, run, cwd string) (*Checked
 	}
 	if ps := rep.PlanSource; ps != nil && ps.Given {
 		out.GivenBy = "git config taskresume.plan"
-		if c.IsSet("plan") {
+		if o.PlanSet {
 			out.GivenBy = "--plan"
 		}
 	}
@@ -315,9 +310,9 @@ func renderChecked(w io.Writer, out *CheckedPlan, cwd string) error {
 			fmt.Fprintf(w, "  %-*s  %s%s  %s\n", idW, q(t.ID), q(t.Title), strings.Repeat(" ", pad), branch)
 		}
 	}
-	fmt.Fprintf(w, "\n%s in %s", plural(out.TotalTasks, "task"), plural(len(out.Phases), "phase"))
+	fmt.Fprintf(w, "\n%s in %s", ui.Plural(out.TotalTasks, "task"), ui.Plural(len(out.Phases), "phase"))
 	if len(out.Warnings) > 0 {
-		fmt.Fprintf(w, "; %s", plural(len(out.Warnings), "warning"))
+		fmt.Fprintf(w, "; %s", ui.Plural(len(out.Warnings), "warning"))
 	}
 	fmt.Fprintln(w)
 	for _, wn := range out.Warnings {
@@ -327,13 +322,6 @@ func renderChecked(w io.Writer, out *CheckedPlan, cwd string) error {
 		fmt.Fprintf(w, "note: %s\n", q(pr.Message))
 	}
 	return nil
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // revPath tells REV:PATH from a file path: a name with a colon is a file

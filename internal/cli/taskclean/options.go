@@ -1,0 +1,99 @@
+package taskclean
+
+import (
+	"os"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/taskresume/git-taskresume/internal/clean"
+	"github.com/taskresume/git-taskresume/internal/cliutil"
+	"github.com/taskresume/git-taskresume/internal/exit"
+	"github.com/taskresume/git-taskresume/internal/ui"
+)
+
+// Mode is what one call of git taskclean does: exactly one per call.
+type Mode int
+
+const (
+	ModeClean   Mode = iota // save and remove (--task, --all, or the stale worktrees)
+	ModeUndo                // --undo [STAMP]: recreate what a clean deleted
+	ModeRestore             // --restore TASK|PATH: recreate a saved worktree
+	ModeBackups             // --backups: list the saved cleans
+	ModeExpire              // --expire-backups D: delete old saves
+)
+
+func (m Mode) String() string {
+	return [...]string{"the clean", "--undo", "--restore", "--backups", "--expire-backups"}[m]
+}
+
+// cleanOnly are the flags that shape a clean; the other modes read none of
+// them, so they are refused there rather than dropped.
+var cleanOnly = []string{"task", "all", "completed", "older-than", "no-backup", "ignore-live", "drop-ignored", "base", "plan", "remote"}
+
+// Options are git taskclean's flags and arguments, read once from the
+// command line by optionsFrom; run acts on them alone.
+type Options struct {
+	Mode  Mode
+	JSON  bool
+	Clean clean.Options
+}
+
+// optionsFrom reads the command line once, refusing flags that ask for two
+// things at once or for nothing they could do.
+func optionsFrom(c *cli.Context) (Options, error) {
+	o := Options{JSON: c.Bool("json")}
+	stamp := ""
+	if c.Bool("undo") && c.NArg() == 1 {
+		// --undo takes an optional stamp: the clean to undo.
+		stamp = c.Args().First()
+		if !clean.ValidStamp(stamp) {
+			return o, exit.BadInput("--undo %s: not a stamp (list them with: git taskclean --run %s --backups)", ui.Display(stamp), ui.Display(c.String("run")))
+		}
+	} else if c.NArg() > 0 {
+		return o, bareWord(c)
+	}
+	if !c.IsSet("run") {
+		return o, exit.BadInput("missing --run <run>: which run to clean")
+	}
+	modes := 0
+	for _, f := range []string{"undo", "expire-backups", "all", "task", "restore", "backups"} {
+		if c.IsSet(f) {
+			modes++
+		}
+	}
+	if modes > 1 {
+		return o, exit.BadInput("--undo, --restore, --backups, --expire-backups, --all and --task cannot be combined")
+	}
+	switch {
+	case c.Bool("undo"):
+		o.Mode = ModeUndo
+	case c.IsSet("expire-backups"):
+		o.Mode = ModeExpire
+	case c.IsSet("restore"):
+		o.Mode = ModeRestore
+	case c.Bool("backups"):
+		o.Mode = ModeBackups
+	}
+	if o.Mode != ModeClean {
+		for _, f := range cleanOnly {
+			if c.IsSet(f) {
+				return o, exit.BadInput("--%s is for a clean; it cannot be used with %s", f, o.Mode)
+			}
+		}
+	}
+	for _, f := range []string{"older-than", "expire-backups"} {
+		if d := cliutil.DurationOf(c, f); d < 0 {
+			return o, exit.BadInput("--%s %q: must be positive, e.g. 30m, 12h, 1d or 2w", f, cliutil.FormatDuration(d))
+		}
+	}
+	cwd, _ := os.Getwd()
+	o.Clean = clean.Options{
+		Run: c.String("run"), Tasks: c.StringSlice("task"), All: c.Bool("all"), Completed: c.Bool("completed"),
+		DryRun: c.Bool("dry-run"), NoBackup: c.Bool("no-backup"), OlderThan: cliutil.DurationOf(c, "older-than"),
+		ExpireBackups: cliutil.DurationOf(c, "expire-backups"), PlanPath: c.String("plan"), Base: c.String("base"),
+		Cwd: cwd, Now: time.Now(), Remote: c.String("remote"),
+		IgnoreLive: c.Bool("ignore-live"), DropIgnored: c.Bool("drop-ignored"), Stamp: stamp, Restore: c.String("restore"),
+	}
+	return o, nil
+}

@@ -1,0 +1,84 @@
+package taskresume
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/taskresume/git-taskresume/internal/claims"
+	"github.com/taskresume/git-taskresume/internal/exit"
+	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/ui"
+)
+
+// claim takes, renews or releases a task claim.
+func claim(ctx context.Context, o Options, st *resume.State, stdout, stderr io.Writer) error {
+	repo := st.Repo
+	rep := st.Report
+	req := claims.Request{Run: rep.RunID, Remote: st.Remote, ReadFrom: st.ReadFrom, Holder: o.As,
+		TTL: o.TTL, Now: time.Now(), Held: st.Claims, Named: o.As != "",
+		Warn: func(msg string) { fmt.Fprintln(stderr, "warning: "+msg) }}
+	if req.Holder == "" {
+		req.Holder = claims.DefaultHolder()
+	}
+	if o.Mode == ModeRenew || o.Mode == ModeRelease {
+		if st.Plan == nil {
+			return exit.BadInput("%s: %s", o.Mode, st.NoPlan())
+		}
+		t := st.Plan.Task(o.Task)
+		if t == nil {
+			return exit.BadInput("%s %s: no such task in the plan of run %s", o.Mode, o.Task, rep.RunID)
+		}
+		// Either separator: the claim is kept under the plan's spelling.
+		if o.Mode == ModeRenew {
+			return claims.Renew(ctx, repo, req, t.ID)
+		}
+		return claims.Release(ctx, repo, req, t.ID)
+	}
+	if st.Plan == nil {
+		return &exit.BadInputError{Msg: "--claim needs the run's plan to know what is runnable"}
+	}
+	if rep.Resume != nil {
+		req.Runnable = rep.Resume.Tasks
+	}
+	req.NotDone = map[string]bool{}
+	for _, ph := range rep.Phases {
+		for _, t := range ph.Tasks {
+			if t.Status != resume.TaskCompleted && t.Status != resume.TaskLanded {
+				req.NotDone[t.ID] = true
+			}
+		}
+	}
+	got, again, err := claims.Take(ctx, repo, req)
+	if errors.Is(err, claims.ErrNoneFree) {
+		if rep.Status == resume.RunCompleted {
+			fmt.Fprintf(stderr, "run %s is complete: no task is left to claim\n", rep.RunID)
+		} else {
+			fmt.Fprintf(stderr, "no runnable task of run %s is free\n", rep.RunID)
+		}
+		return &exit.SilentError{Code: exit.Incomplete}
+	}
+	if err != nil {
+		return err
+	}
+	id := got.Task
+	if again {
+		fmt.Fprintf(stderr, "warning: %s already holds task %s (since %s): one name is one holder; give each resumer its own --as\n",
+			req.Holder, id, ui.When(got.Since))
+	}
+	if !o.JSON {
+		fmt.Fprintln(stdout, id)
+		return nil
+	}
+	for _, ph := range rep.Phases {
+		for _, t := range ph.Tasks {
+			if t.ID == id {
+				t.Claim = got
+				return writeJSON(stdout, t)
+			}
+		}
+	}
+	return nil
+}

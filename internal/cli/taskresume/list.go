@@ -1,0 +1,135 @@
+package taskresume
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/planfind"
+	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/ui"
+	"github.com/taskresume/git-taskresume/internal/worktree"
+)
+
+// ListEntry is one run of --list.
+type ListEntry struct {
+	RunID          string  `json:"run_id"`
+	Status         string  `json:"status"`
+	CompletedTasks int     `json:"completed_tasks"`
+	TotalTasks     int     `json:"total_tasks"`
+	Plan           *string `json:"plan"`
+	ResumePhase    *int    `json:"resume_phase"`
+	Error          string  `json:"error,omitempty"`
+}
+
+// ListReport is the JSON document of --list --json.
+type ListReport struct {
+	SchemaVersion int         `json:"schema_version"`
+	Runs          []ListEntry `json:"runs"`
+}
+
+// runsOf finds the runs of a repository, once each: by the plans in the
+// specs/ of the main worktree and of worktrees named <run>-main (under the
+// run id the plan names, or its directory's), by task branches "<run>-task-<n>...", and by "<run>-main"
+// branches whose run has the orchestrators' six-hex-digit form (a plan
+// that lives only on <run>-main is found through it).
+func runsOf(ctx context.Context, repo *gitcmd.Repo, remote string) ([]string, error) {
+	runs := map[string]bool{}
+	wts, err := worktree.List(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range wts {
+		// The main worktree, and the runs' shared worktrees (<run>-main,
+		// where orchestrators write the plan, perhaps on no branch).
+		if w.Bare || !w.Main && !strings.HasSuffix(w.Name(), "-main") {
+			continue
+		}
+		for _, run := range planfind.Runs(w.Path) {
+			runs[run] = true
+		}
+	}
+	patterns := []string{"refs/heads/"}
+	if remote != "" {
+		patterns = append(patterns, "refs/remotes/"+remote+"/")
+	}
+	refs, err := repo.Refs(ctx, patterns...)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range refs {
+		name := strings.TrimPrefix(strings.TrimPrefix(r.Name, "refs/heads/"), "refs/remotes/"+remote+"/")
+		if run, ok := runOfBranch(name); ok {
+			runs[run] = true
+		}
+	}
+	ids := make([]string, 0, len(runs))
+	for id := range runs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// runOfBranch takes the run id out of "<run>-task-<digit>..." or a
+// "<hex6>-main" branch name.
+func runOfBranch(name string) (string, bool) {
+	if i := strings.Index(name, "-task-"); i > 0 && i+6 < len(name) && name[i+6] >= '0' && name[i+6] <= '9' {
+		return name[:i], resume.ValidRunName(name[:i])
+	}
+	if run, ok := strings.CutSuffix(name, "-main"); ok && planfind.RunOfDir(run) == run && len(run) == 6 {
+		return run, true
+	}
+	return "", false
+}
+
+// list is --list: every run of the repository, a line (or an entry) each.
+func list(ctx context.Context, o Options, stdout io.Writer) error {
+	repo, err := resume.OpenChecked(ctx, "git-taskresume")
+	if err != nil {
+		return err
+	}
+	remote := o.Remote
+	ids, err := runsOf(ctx, repo, remote)
+	if err != nil {
+		return err
+	}
+	entries := []ListEntry{}
+	cwd, _ := os.Getwd()
+	for _, id := range ids {
+		e := ListEntry{RunID: id}
+		st, err := resume.Gather(ctx, repo, resume.Options{Run: id, Base: o.Base, Cwd: cwd, Remote: remote})
+		if err != nil {
+			e.Status, e.Error = "error", err.Error()
+		} else {
+			r := st.Report
+			e.Status, e.CompletedTasks, e.TotalTasks, e.Plan = string(r.Status), r.CompletedTasks, r.TotalTasks, r.Plan
+			if r.Resume != nil {
+				e.ResumePhase = &r.Resume.Phase
+			}
+		}
+		entries = append(entries, e)
+	}
+	if o.JSON {
+		return writeJSON(stdout, ListReport{SchemaVersion: resume.ListSchemaVersion, Runs: entries})
+	}
+	for _, e := range entries {
+		switch {
+		case e.Error != "":
+			fmt.Fprintf(stdout, "%-20s error: %s\n", e.RunID, e.Error)
+		case e.Plan == nil:
+			fmt.Fprintf(stdout, "%-20s %-12s (no plan)\n", e.RunID, e.Status)
+		default:
+			extra := ""
+			if e.ResumePhase != nil {
+				extra = fmt.Sprintf("  resume at phase %d", *e.ResumePhase)
+			}
+			fmt.Fprintf(stdout, "%-20s %-12s %d/%d tasks%s  plan %s\n", e.RunID, e.Status, e.CompletedTasks, e.TotalTasks, extra, ui.Display(*e.Plan))
+		}
+	}
+	return nil
+}

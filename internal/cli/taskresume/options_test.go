@@ -1,0 +1,80 @@
+package taskresume
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/taskresume/git-taskresume/internal/cliutil"
+)
+
+// One mode per call: two modes, or a flag the mode cannot use, are refused
+// with exit 2 and one error line before anything is read.
+func TestModesRefused(t *testing.T) {
+	for _, c := range []struct{ args, want string }{
+		{"x --list --claim", "--list and --claim cannot be used together"},
+		{"x --next --claim", "--next and --claim cannot be used together"},
+		{"x --renew 1.1 --release 1.1 --as a", "--renew and --release cannot be used together"},
+		{"x --exit-code --claim", "--exit-code cannot be used with --claim"},
+		{"--list --exit-code", "--exit-code cannot be used with --list"},
+		{"x --next --json", "--json and --next cannot be used together"},
+		{"x --as me", "--as names a claimer"},
+		{"x --next --ttl 1h", "--ttl is for --claim and --renew"},
+		{"x --check-plan --from-phase 2", "--from-phase cannot be used with --check-plan"},
+		{"x --release 1.1", "--release needs --as NAME"},
+		{"--list x", "--list takes no run id"},
+		{"x y", "one run id expected, got 2"},
+		{"", "missing run id"},
+	} {
+		t.Run(c.args, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := Main(append([]string{"git-taskresume"}, strings.Fields(c.args)...), &out, &errb)
+			if code != 2 || out.Len() != 0 {
+				t.Fatalf("exit %d, stdout %q; want exit 2 and nothing", code, out.String())
+			}
+			if got := errb.String(); !strings.HasPrefix(got, "error: ") || strings.Count(got, "\n") != 1 || !strings.Contains(got, c.want) {
+				t.Fatalf("stderr %q; want one error line with %q", got, c.want)
+			}
+		})
+	}
+}
+
+// The command line is read once into Options: each mode, its run and task.
+func TestOptionsFrom(t *testing.T) {
+	for _, c := range []struct {
+		args      string
+		mode      Mode
+		run, task string
+	}{
+		{"x1y2z3", ModeReport, "x1y2z3", ""},
+		{"x1y2z3 --json --exit-code", ModeReport, "x1y2z3", ""},
+		{"x1y2z3 --next --exit-code", ModeNext, "x1y2z3", ""},
+		{"--list", ModeList, "", ""},
+		{"--check-plan specs/a/plan.md", ModeCheckPlan, "", ""},
+		{"x1y2z3 --claim --as a --ttl 1h", ModeClaim, "x1y2z3", ""},
+		{"x1y2z3 --renew 2.1 --as a", ModeRenew, "x1y2z3", "2.1"},
+		{"x1y2z3 --release 2.1 --as a", ModeRelease, "x1y2z3", "2.1"},
+		{"x1y2z3 --claim=false", ModeReport, "x1y2z3", ""},
+	} {
+		app := App(&bytes.Buffer{})
+		app.HideHelp, app.HideHelpCommand, app.HideVersion = true, true, true
+		var got Options
+		app.Action = func(ctx *cli.Context) error {
+			o, err := optionsFrom(ctx)
+			got = o
+			return err
+		}
+		args, err := cliutil.Permute(strings.Fields(c.args), app.Flags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := app.Run(append([]string{"git-taskresume"}, args...)); err != nil {
+			t.Fatalf("%s: %v", c.args, err)
+		}
+		if got.Mode != c.mode || got.Run != c.run || got.Task != c.task {
+			t.Errorf("%s: mode %v, run %q, task %q; want %v, %q, %q", c.args, got.Mode, got.Run, got.Task, c.mode, c.run, c.task)
+		}
+	}
+}

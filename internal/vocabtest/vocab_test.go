@@ -1,0 +1,221 @@
+// Package vocabtest checks the JSON vocabularies of both commands (every
+// field whose value is one of a fixed set) against the README, which lists
+// them for the users of --json, and against the constants' own lists.
+package vocabtest
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/clean"
+	"github.com/taskresume/git-taskresume/internal/resume"
+)
+
+// vocabularies are the fixed sets, each with the file that declares its
+// constants and where the README's JSON section lists it: the backquoted
+// words after the marker (which occurs there once), words in parentheses
+// left out (they explain), up to the end of the sentence or the
+// parenthesis the marker opens.
+var vocabularies = []struct {
+	typ, file, marker string
+	values            func() []string
+}{
+	{"RunStatus", "resume/vocab.go", "- `status`:", func() []string { return asStrings(resume.AllRunStatuses()) }},
+	{"PhaseStatus", "resume/vocab.go", "- phase `status`:", func() []string { return asStrings(resume.AllPhaseStatuses()) }},
+	{"PhaseMode", "resume/vocab.go", "- phase and resume `mode`:", func() []string { return asStrings(resume.AllPhaseModes()) }},
+	{"TaskStatus", "resume/vocab.go", "- task `status`:", func() []string { return asStrings(resume.AllTaskStatuses()) }},
+	{"WorktreeState", "resume/vocab.go", "- worktree `state`:", func() []string { return asStrings(resume.AllWorktreeStates()) }},
+	{"ResumeKind", "resume/vocab.go", "`kind` is ", func() []string { return asStrings(resume.AllResumeKinds()) }},
+	{"BaseSource", "resume/vocab.go", "`source` (", func() []string { return asStrings(resume.AllBaseSources()) }},
+	{"PlanPlace", "resume/vocab.go", "`place` (", func() []string { return asStrings(resume.AllPlanPlaces()) }},
+	{"Relation", "resume/vocab.go", "`relation` is ", func() []string { return asStrings(resume.AllRelations()) }},
+	{"ProblemKind", "resume/vocab.go", "- `problems[].kind`:", func() []string { return asStrings(resume.AllProblemKinds()) }},
+	{"LandingHow", "branches/rule.go", "`how` is ", func() []string { return asStrings(branches.AllLandingHows()) }},
+	{"LandingRef", "branches/rule.go", "`ref` is ", func() []string { return asStrings(branches.AllLandingRefs()) }},
+	{"Op", "clean/ops.go", "- `action`:", func() []string { return asStrings(clean.AllOps()) }},
+}
+
+// wholeFiles hold vocabularies only: every type with constants there must
+// be one of the vocabularies above.
+var wholeFiles = []string{"resume/vocab.go", "clean/ops.go"}
+
+func asStrings[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// The README lists every value of every vocabulary, and nothing else.
+func TestREADMEListsVocabularies(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := jsonSection(string(data))
+	if section == "" {
+		t.Fatal(`README.md has no "## JSON" section`)
+	}
+	for _, v := range vocabularies {
+		t.Run(v.typ, func(t *testing.T) {
+			if n := strings.Count(section, v.marker); n != 1 {
+				t.Fatalf("README's JSON section holds %q %d times, want once", v.marker, n)
+			}
+			listed := readmeList(section[strings.Index(section, v.marker)+len(v.marker):])
+			missing, extra := setDiff(v.values(), listed)
+			if len(missing) > 0 {
+				t.Errorf("README's list after %q lacks %s", v.marker, strings.Join(missing, ", "))
+			}
+			if len(extra) > 0 {
+				t.Errorf("README's list after %q has %s, which %s has not", v.marker, strings.Join(extra, ", "), v.typ)
+			}
+		})
+	}
+}
+
+// jsonSection is the README's "## JSON" section, up to the next one.
+func jsonSection(readme string) string {
+	i := strings.Index(readme, "\n## JSON")
+	if i < 0 {
+		return ""
+	}
+	rest := readme[i+1:]
+	if j := strings.Index(rest, "\n## "); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
+}
+
+// readmeList reads the backquoted words of text outside parentheses, up to
+// the end of the sentence or a parenthesis closing one opened before text.
+func readmeList(text string) []string {
+	var words []string
+	depth := 0
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '`':
+			j := strings.IndexByte(text[i+1:], '`')
+			if j < 0 {
+				return words
+			}
+			if depth == 0 {
+				words = append(words, text[i+1:i+1+j])
+			}
+			i += j + 1
+		case c == '(':
+			depth++
+		case c == ')':
+			if depth == 0 {
+				return words
+			}
+			depth--
+		case c == '.' && depth == 0 && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n'):
+			return words
+		}
+	}
+	return words
+}
+
+// setDiff returns what want has and got lacks, and what got has and want
+// lacks, each sorted.
+func setDiff(want, got []string) (missing, extra []string) {
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			missing = append(missing, w)
+		}
+	}
+	for _, g := range got {
+		if !slices.Contains(want, g) {
+			extra = append(extra, g)
+		}
+	}
+	slices.Sort(missing)
+	slices.Sort(extra)
+	return missing, extra
+}
+
+// Each All... function lists every constant its file declares of its
+// type, once, so that the README test sees a value as soon as it is
+// declared.
+func TestVocabulariesListEveryConstant(t *testing.T) {
+	declared := map[string]map[string][]string{} // file -> type -> constants
+	for _, v := range vocabularies {
+		if declared[v.file] == nil {
+			declared[v.file] = constantsByType(t, filepath.Join("..", v.file))
+		}
+	}
+	for _, v := range vocabularies {
+		names, vals := declared[v.file][v.typ], v.values()
+		if len(names) == 0 {
+			t.Errorf("%s: %s declares no constant of that type", v.typ, v.file)
+		}
+		if len(names) != len(vals) {
+			t.Errorf("%s: %s declares %d constants (%s), its All function lists %d values", v.typ, v.file, len(names), strings.Join(names, ", "), len(vals))
+		}
+		seen := map[string]bool{}
+		for _, val := range vals {
+			if seen[val] {
+				t.Errorf("%s: %s listed twice", v.typ, strconv.Quote(val))
+			}
+			seen[val] = true
+		}
+	}
+	for _, file := range wholeFiles {
+		for typ, names := range declared[file] {
+			if !slices.ContainsFunc(vocabularies, func(v struct {
+				typ, file, marker string
+				values            func() []string
+			}) bool {
+				return v.typ == typ && v.file == file
+			}) {
+				t.Errorf("%s declares constants of type %s (%s), which no vocabulary here checks", file, typ, strings.Join(names, ", "))
+			}
+		}
+	}
+}
+
+// constantsByType reads the constants of a Go file by their type: the type
+// written, or the conversion the value is (TaskStatus(branches.Completed)).
+func constantsByType(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			typ := ""
+			if id, ok := vs.Type.(*ast.Ident); ok {
+				typ = id.Name
+			} else if len(vs.Values) > 0 {
+				if call, ok := vs.Values[0].(*ast.CallExpr); ok {
+					if id, ok := call.Fun.(*ast.Ident); ok {
+						typ = id.Name
+					}
+				}
+			}
+			if typ == "" {
+				continue // untyped: no vocabulary
+			}
+			for _, n := range vs.Names {
+				out[typ] = append(out[typ], n.Name)
+			}
+		}
+	}
+	return out
+}
