@@ -12,6 +12,9 @@
 // claim, read with ls-remote each time it matters; the repository keeps a
 // copy (its commit says which remote it lives on) only so that a report
 // without the remote can show it.
+//
+// docs/DESIGN.md, "Claims: several resumers, several machines", gives the
+// protocol's decisions and their reasons.
 package claims
 
 import (

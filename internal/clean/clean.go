@@ -10,7 +10,9 @@
 //	record.go   record every save in one atomic ref transaction
 //	remove.go   delete what was saved, then the branches and claims
 //
-// and undo.go, restore.go, backups.go for getting things back.
+// and undo.go, restore.go, backups.go for getting things back. Why the
+// steps come in this order, and what a crash between two of them leaves,
+// is docs/DESIGN.md, "No loss: how the clean removes".
 package clean
 
 import (
@@ -62,15 +64,21 @@ type Options struct {
 	Budget worktree.Budget
 }
 
-// Action is one thing the clean did (or, in a dry run, would do).
+// Action is one thing the clean did (or, in a dry run, would do). Its
+// fields other than Op and Done are set where they apply to the Op.
 type Action struct {
-	Op        Op       `json:"action"`
-	Task      string   `json:"task,omitempty"`
-	Path      string   `json:"path,omitempty"`
-	Branch    string   `json:"branch,omitempty"`
-	Ref       string   `json:"ref,omitempty"`
-	Commit    string   `json:"commit,omitempty"`
-	Reason    string   `json:"reason,omitempty"`
+	Op   Op     `json:"action"`
+	Task string `json:"task,omitempty"`
+	// Path is the worktree's; Branch and Ref the branch deleted or
+	// restored and the ref its save is under; Commit what was saved.
+	Path   string `json:"path,omitempty"`
+	Branch string `json:"branch,omitempty"`
+	Ref    string `json:"ref,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	// Reason says why a skip kept something, or what a save or a recovery
+	// holds, in words.
+	Reason string `json:"reason,omitempty"`
+	// The changes a saved worktree held, and its ignored files.
 	Staged    int      `json:"staged,omitempty"`
 	Unstaged  int      `json:"unstaged,omitempty"`
 	Untracked int      `json:"untracked,omitempty"`

@@ -277,3 +277,27 @@ func valueError(err error, flags []cli.Flag) error {
 	}
 	return exit.BadInput("%s%s %s: %s", dashes, name, value, why)
 }
+
+// Bools are boolean flags, by name.
+func Bools(names ...string) []cli.Flag {
+	flags := make([]cli.Flag, len(names))
+	for i, n := range names {
+		flags[i] = &cli.BoolFlag{Name: n}
+	}
+	return flags
+}
+
+// Strings are flags that take one string each, by name.
+func Strings(names ...string) []cli.Flag {
+	flags := make([]cli.Flag, len(names))
+	for i, n := range names {
+		flags[i] = &cli.StringFlag{Name: n}
+	}
+	return flags
+}
+
+// Common are the flags of both commands that Run answers itself: --man
+// (the roff page, hidden) and --version.
+func Common() []cli.Flag {
+	return []cli.Flag{&cli.BoolFlag{Name: "man", Hidden: true}, &cli.BoolFlag{Name: "version"}}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,27 +32,15 @@ func App(stdout io.Writer) *cli.App {
 		Usage:   "remove a plan run's stale worktrees and branches, saving everything first",
 		Version: Version,
 		Writer:  stdout,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "run"},
-			&cli.StringSliceFlag{Name: "task"},
-			&cli.BoolFlag{Name: "all"},
-			&cli.BoolFlag{Name: "completed"},
-			cliutil.DurationFlag("older-than", 0, ""),
-			&cli.BoolFlag{Name: "undo"},
-			&cli.StringFlag{Name: "restore"},
-			&cli.BoolFlag{Name: "backups"},
-			&cli.BoolFlag{Name: "ignore-live"},
-			&cli.BoolFlag{Name: "drop-ignored"},
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}},
-			&cli.BoolFlag{Name: "json"},
-			&cli.BoolFlag{Name: "no-backup"},
-			cliutil.DurationFlag("expire-backups", 0, ""),
-			&cli.StringFlag{Name: "base"},
-			&cli.StringFlag{Name: "plan"},
-			&cli.StringFlag{Name: "remote"},
-			&cli.BoolFlag{Name: "man", Hidden: true},
-			&cli.BoolFlag{Name: "version"},
-		},
+		Flags: slices.Concat(
+			cliutil.Bools("all", "completed", "undo", "backups", "ignore-live", "drop-ignored", "json", "no-backup"),
+			cliutil.Strings("run", "restore", "base", "plan", "remote"),
+			[]cli.Flag{
+				&cli.StringSliceFlag{Name: "task"}, &cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}},
+				cliutil.DurationFlag("older-than", 0, ""), cliutil.DurationFlag("expire-backups", 0, ""),
+			},
+			cliutil.Common(),
+		),
 		Action: func(c *cli.Context) error { return action(c, stdout) },
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -27,25 +28,12 @@ func App(stdout io.Writer) *cli.App {
 		Usage:   "show where a crashed plan run stopped and what can run next",
 		Version: Version,
 		Writer:  stdout,
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json"},
-			&cli.BoolFlag{Name: "exit-code"},
-			&cli.BoolFlag{Name: "sizes"},
-			&cli.BoolFlag{Name: "next"},
-			&cli.BoolFlag{Name: "list"},
-			&cli.BoolFlag{Name: "check-plan"},
-			&cli.StringFlag{Name: "base"},
-			&cli.StringFlag{Name: "plan"},
-			&cli.IntFlag{Name: "from-phase"},
-			&cli.StringFlag{Name: "remote"},
-			&cli.BoolFlag{Name: "claim"},
-			&cli.StringFlag{Name: "as"},
-			cliutil.DurationFlag("ttl", 30*time.Minute, ""),
-			&cli.StringFlag{Name: "renew"},
-			&cli.StringFlag{Name: "release"},
-			&cli.BoolFlag{Name: "man", Hidden: true},
-			&cli.BoolFlag{Name: "version"},
-		},
+		Flags: slices.Concat(
+			cliutil.Bools("json", "exit-code", "sizes", "next", "list", "check-plan", "claim"),
+			cliutil.Strings("base", "plan", "remote", "as", "renew", "release"),
+			[]cli.Flag{&cli.IntFlag{Name: "from-phase"}, cliutil.DurationFlag("ttl", 30*time.Minute, "")},
+			cliutil.Common(),
+		),
 		Action: func(c *cli.Context) error { return action(c, stdout) },
 	}
 }
