@@ -42,10 +42,14 @@ type SavedItem struct {
 	Tree    string   `json:"-"`
 }
 
-// readBackups lists the run's saved cleans, oldest first. Saves made by
-// every version are read: the worktree save has always been a stash-shaped
-// commit whose body names its path and head.
+// readBackups lists the run's saved cleans, oldest first, once the run id
+// is checked (it is part of every ref read). Saves made by every version
+// are read: the worktree save has always been a stash-shaped commit whose
+// body names its path and head.
 func readBackups(ctx context.Context, repo *gitcmd.Repo, run string) ([]*Backup, error) {
+	if err := validRun(run); err != nil {
+		return nil, err
+	}
 	saved, err := repo.SavedRefs(ctx, BackupRoot+run+"/")
 	if err != nil {
 		return nil, err
@@ -92,9 +96,6 @@ func readBackups(ctx context.Context, repo *gitcmd.Repo, run string) ([]*Backup,
 
 // Backups lists the run's saved cleans.
 func Backups(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
-	if err := validRun(opts.Run); err != nil {
-		return nil, err
-	}
 	bs, err := readBackups(ctx, repo, opts.Run)
 	if err != nil {
 		return nil, err

@@ -24,9 +24,6 @@ import (
 // saved HEAD; an unborn branch stays unborn), then puts back its index, its
 // working files, its untracked files and its saved ignored files.
 func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
-	if err := validRun(opts.Run); err != nil {
-		return nil, err
-	}
 	all, err := readBackups(ctx, repo, opts.Run)
 	if err != nil {
 		return nil, err

@@ -14,9 +14,6 @@ import (
 // opts.Stamp) and, for each worktree it saved, prints the one command that
 // brings it back, from the most complete of its saves.
 func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
-	if err := validRun(opts.Run); err != nil {
-		return nil, err
-	}
 	all, err := readBackups(ctx, repo, opts.Run)
 	if err != nil {
 		return nil, err

@@ -301,3 +301,10 @@ func Strings(names ...string) []cli.Flag {
 func Common() []cli.Flag {
 	return []cli.Flag{&cli.BoolFlag{Name: "man", Hidden: true}, &cli.BoolFlag{Name: "version"}}
 }
+
+// NewApp is a command's definition for urfave/cli: its name, summary and
+// version from its manual page (so that they are written once), its flags
+// and its action.
+func NewApp(page *manpage.Page, stdout io.Writer, flags []cli.Flag, action cli.ActionFunc) *cli.App {
+	return &cli.App{Name: page.Name, Usage: page.Summary, Version: page.Version, Writer: stdout, Flags: flags, Action: action}
+}

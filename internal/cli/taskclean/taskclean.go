@@ -27,22 +27,16 @@ var Version = "dev"
 
 // App returns the command definition; Manual documents every flag.
 func App(stdout io.Writer) *cli.App {
-	return &cli.App{
-		Name:    "git-taskclean",
-		Usage:   "remove a plan run's stale worktrees and branches, saving everything first",
-		Version: Version,
-		Writer:  stdout,
-		Flags: slices.Concat(
-			cliutil.Bools("all", "completed", "undo", "backups", "ignore-live", "drop-ignored", "json", "no-backup"),
-			cliutil.Strings("run", "restore", "base", "plan", "remote"),
-			[]cli.Flag{
-				&cli.StringSliceFlag{Name: "task"}, &cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}},
-				cliutil.DurationFlag("older-than", 0, ""), cliutil.DurationFlag("expire-backups", 0, ""),
-			},
-			cliutil.Common(),
-		),
-		Action: func(c *cli.Context) error { return action(c, stdout) },
-	}
+	flags := slices.Concat(
+		cliutil.Bools("all", "completed", "undo", "backups", "ignore-live", "drop-ignored", "json", "no-backup"),
+		cliutil.Strings("run", "restore", "base", "plan", "remote"),
+		[]cli.Flag{
+			&cli.StringSliceFlag{Name: "task"}, &cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}},
+			cliutil.DurationFlag("older-than", 0, ""), cliutil.DurationFlag("expire-backups", 0, ""),
+		},
+		cliutil.Common(),
+	)
+	return cliutil.NewApp(Manual(), stdout, flags, func(c *cli.Context) error { return action(c, stdout) })
 }
 
 // hints answer the flags of git taskresume given to git taskclean.

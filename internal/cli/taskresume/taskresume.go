@@ -23,19 +23,13 @@ var Version = "dev"
 
 // App returns the command definition; Manual documents every flag.
 func App(stdout io.Writer) *cli.App {
-	return &cli.App{
-		Name:    "git-taskresume",
-		Usage:   "show where a crashed plan run stopped and what can run next",
-		Version: Version,
-		Writer:  stdout,
-		Flags: slices.Concat(
-			cliutil.Bools("json", "exit-code", "sizes", "next", "list", "check-plan", "claim"),
-			cliutil.Strings("base", "plan", "remote", "as", "renew", "release"),
-			[]cli.Flag{&cli.IntFlag{Name: "from-phase"}, cliutil.DurationFlag("ttl", 30*time.Minute, "")},
-			cliutil.Common(),
-		),
-		Action: func(c *cli.Context) error { return action(c, stdout) },
-	}
+	flags := slices.Concat(
+		cliutil.Bools("json", "exit-code", "sizes", "next", "list", "check-plan", "claim"),
+		cliutil.Strings("base", "plan", "remote", "as", "renew", "release"),
+		[]cli.Flag{&cli.IntFlag{Name: "from-phase"}, cliutil.DurationFlag("ttl", 30*time.Minute, "")},
+		cliutil.Common(),
+	)
+	return cliutil.NewApp(Manual(), stdout, flags, func(c *cli.Context) error { return action(c, stdout) })
 }
 
 // hints answer the flags of git taskclean given to git taskresume.
