@@ -5,6 +5,7 @@
 package branches
 
 import (
+	"math/bits"
 	"time"
 )
 
@@ -54,6 +55,22 @@ type graph struct {
 	parents [][]int // parents inside the set only
 }
 
+// newInfoGraph indexes the walked commits for in-memory reachability.
+func newInfoGraph(cs []CommitInfo) *graph {
+	g := &graph{index: make(map[string]int, len(cs)), parents: make([][]int, len(cs))}
+	for i, c := range cs {
+		g.index[c.OID] = i
+	}
+	for i, c := range cs {
+		for _, p := range c.Parents {
+			if j, ok := g.index[p]; ok {
+				g.parents[i] = append(g.parents[i], j)
+			}
+		}
+	}
+	return g
+}
+
 func (g *graph) ancestors(start int) bitset {
 	seen := newBitset(len(g.parents))
 	stack := []int{start}
@@ -92,6 +109,16 @@ func (b bitset) count() int {
 		}
 	}
 	return n
+}
+
+// each calls fn with each index in b, in increasing order.
+func (b bitset) each(fn func(int)) {
+	for wi, w := range b {
+		for w != 0 {
+			fn(wi*64 + bits.TrailingZeros64(w))
+			w &= w - 1
+		}
+	}
 }
 
 // Relate tells how tip a stands to tip b inside the run's commits: same,

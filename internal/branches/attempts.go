@@ -1,0 +1,86 @@
+package branches
+
+// discardWork marks what a clean discarded (a deleted task branch, saved)
+// as nobody's work (docs/DESIGN.md, "Work the user discarded"): the user
+// asked for the task to run again. A branch of the same name that holds
+// the saved tip again (--undo) takes it back.
+func (d *decision) discardWork() {
+	d.discarded = map[int]string{}
+	for _, dc := range d.in.Discarded {
+		idx, ok := d.g.index[dc.OID]
+		if !ok {
+			continue
+		}
+		if d.takenBack(dc, idx) {
+			continue
+		}
+		set := d.discardedAdds(dc, idx)
+		own := d.names.Task(dc.Name)
+		set.each(func(c int) {
+			if t := d.namings[c].Task; t != "" && t != own {
+				return
+			}
+			if d.discarded[c] == "" {
+				d.discarded[c] = dc.Name
+				d.notWork[c] = true
+			}
+		})
+	}
+}
+
+// takenBack says whether a branch named like the discarded one holds its
+// saved tip (the walk's index idx) again.
+func (d *decision) takenBack(dc Discard, idx int) bool {
+	back := false
+	for i, b := range d.bs {
+		back = back || b.Name == dc.Name && d.anc[i] != nil && d.anc[i].has(idx)
+	}
+	return back
+}
+
+// discardedAdds is what the deleted branch added (docs/DESIGN.md, "Work the
+// user discarded"): not what the run's other branches below its tip hold
+// (a stack's parents keep their finished work), nor what a bound below it
+// holds. The caller leaves out the commits whose words name another task.
+func (d *decision) discardedAdds(dc Discard, idx int) bitset {
+	set := d.g.ancestors(idx)
+	for i, b := range d.bs {
+		if b.Name != dc.Name && d.anc[i] != nil && b.OID != dc.OID && set.has(d.g.index[b.OID]) {
+			set.andNot(d.anc[i])
+		}
+	}
+	for _, b := range d.bounds {
+		if set.has(b.tip) && d.in.Walk[b.tip].OID != dc.OID {
+			set.andNot(b.anc)
+		}
+	}
+	return set
+}
+
+// stoppedAttempts finds what interrupted attempts made (docs/DESIGN.md,
+// "Attempts that stopped mid-way: interrupted"): the commits an
+// interrupted attempt made (its branch's own commits) are no finished work
+// of the task whose attempt stopped, on whatever branch they sit: a copy of
+// the branch, or the next task's branch made at its tip, holds nothing the
+// attempt did not.
+func (d *decision) stoppedAttempts() {
+	d.stopTask = map[int]string{}
+	d.stopWhy = map[string]string{}
+	d.stopBranch = map[string]string{}
+	for i := range d.bs {
+		why := d.in.Interrupted[d.bs[i].Name]
+		if why == "" || d.task[i] == "" {
+			continue
+		}
+		if d.stopWhy[d.task[i]] == "" {
+			d.stopWhy[d.task[i]], d.stopBranch[d.task[i]] = why, d.bs[i].Name
+		}
+		if d.own[i] != nil {
+			d.own[i].each(func(c int) {
+				if d.stopTask[c] == "" {
+					d.stopTask[c] = d.task[i]
+				}
+			})
+		}
+	}
+}

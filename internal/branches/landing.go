@@ -1,0 +1,99 @@
+package branches
+
+import "fmt"
+
+// landings finds, per task, the newest evidence that its work reached the
+// base or the default branch since the run started (docs/DESIGN.md, "Step
+// 5: the verdict"). A reverted commit is no evidence, nor is anything a
+// reverted merge brought in; the tasks it would have landed get a doubt
+// naming the revert.
+func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*Landing, map[string][]string) {
+	s := &landingSearch{
+		run:        in.Run,
+		names:      names,
+		byName:     map[string]string{},
+		saidRevert: map[string]bool{},
+		out:        map[string]*Landing{},
+		doubts:     map[string][]string{},
+	}
+	for i, b := range bs {
+		s.byName[b.Name] = task[i]
+	}
+	all := append(append([]CommitInfo(nil), in.Landed...), in.LandedDefault...)
+	s.voided = reverted(all)
+	s.scan(in.Landed, in.BaseShared, OnBase)
+	s.scan(in.LandedDefault, true, OnDefault)
+	for id := range s.out {
+		delete(s.doubts, id) // landed again later: the revert no longer matters
+	}
+	return s.out, s.doubts
+}
+
+// landingSearch is what the search for landed work keeps across the base's
+// commits and the default branch's.
+type landingSearch struct {
+	run   string
+	names *Names
+	// byName maps each branch of the run to its task ("" when unknown).
+	byName map[string]string
+	// voided maps each landed commit a later one reverts to the revert.
+	voided map[string]string
+	// saidRevert holds the "task revert" pairs already given a doubt.
+	saidRevert map[string]bool
+	out        map[string]*Landing
+	doubts     map[string][]string
+}
+
+// scan looks for landings in cs (newest first) on ref; shared is true when
+// ref is a branch other runs share. The first landing found for a task,
+// the newest, stands.
+func (s *landingSearch) scan(cs []CommitInfo, shared bool, ref LandingRef) {
+	for i := range cs {
+		c := &cs[i]
+		id, how, also := s.tasks(c, shared)
+		for _, id := range append([]string{id}, also...) {
+			if id == "" {
+				continue
+			}
+			if by := s.voided[c.OID]; by != "" {
+				// One line per revert: a reverted merge voids the
+				// commits it brought in too.
+				if !s.saidRevert[id+" "+by] {
+					s.saidRevert[id+" "+by] = true
+					s.doubts[id] = append(s.doubts[id], fmt.Sprintf("its work landed in %s but was reverted by %s", short(c.OID), short(by)))
+				}
+				continue
+			}
+			if s.out[id] == nil {
+				s.out[id] = &Landing{How: how, Commit: c.OID, Ref: ref}
+			}
+		}
+	}
+}
+
+// tasks are the tasks landed commit c names, and how: a merge names the
+// tasks of the branches its subject names, another commit the tasks its
+// words name (docs/DESIGN.md, "Step 2: which task a commit names"). id is
+// the first ("" for none), also the others.
+func (s *landingSearch) tasks(c *CommitInfo, shared bool) (id string, how LandingHow, also []string) {
+	if isMerge(c) {
+		for _, name := range MergedBranches(s.run, c.Subject) {
+			t, ok := s.byName[name]
+			if !ok {
+				t = s.names.Task(name)
+			}
+			if t == "" {
+				continue
+			}
+			if id == "" {
+				id = t
+			} else {
+				also = append(also, t)
+			}
+			how = ByMerge
+		}
+	} else if nm := s.names.Name(c, shared); nm.Task != "" {
+		id, how, also = nm.Task, ByCommit, nm.Also
+	}
+	return id, how, also
+}

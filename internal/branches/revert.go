@@ -1,0 +1,79 @@
+package branches
+
+import "strings"
+
+// reverted maps each commit of cs that a later commit of cs reverts (and,
+// for a reverted merge, each commit the merge brought in) to the revert. A
+// revert that was itself reverted voids nothing. cs is newest first.
+func reverted(cs []CommitInfo) map[string]string {
+	byOID := make(map[string]*CommitInfo, len(cs))
+	for i := range cs {
+		byOID[cs[i].OID] = &cs[i]
+	}
+	voided := map[string]string{}
+	for i := range cs {
+		c := &cs[i]
+		target := c.Reverts
+		if target == "" {
+			// A revert whose message lost its "This reverts commit"
+			// line still says what it reverts by name: the newest older
+			// commit of that subject.
+			if s, ok := revertedSubject(c.Subject); ok {
+				for j := i + 1; j < len(cs); j++ {
+					if cs[j].Subject == s {
+						target = cs[j].OID
+						break
+					}
+				}
+			}
+		}
+		if target == "" || voided[c.OID] != "" {
+			continue
+		}
+		voided[target] = c.OID
+		m := byOID[target]
+		if m == nil || !isMerge(m) {
+			continue
+		}
+		// What the merge brought in: reachable from its other parents and
+		// not from its first, within the landed commits.
+		first := map[string]bool{}
+		stack := []string{m.Parents[0]}
+		for len(stack) > 0 {
+			o := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if first[o] || byOID[o] == nil {
+				continue
+			}
+			first[o] = true
+			stack = append(stack, byOID[o].Parents...)
+		}
+		seen := map[string]bool{}
+		stack = append([]string(nil), m.Parents[1:]...)
+		for len(stack) > 0 {
+			o := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[o] || first[o] || byOID[o] == nil {
+				continue
+			}
+			seen[o] = true
+			if voided[o] == "" {
+				voided[o] = c.OID
+			}
+			stack = append(stack, byOID[o].Parents...)
+		}
+	}
+	return voided
+}
+
+// revertedSubject is the subject a revert's subject names: `Revert "S"`
+// as git writes it, or "revert: S".
+func revertedSubject(subject string) (string, bool) {
+	if rest, ok := strings.CutPrefix(subject, `Revert "`); ok && strings.HasSuffix(rest, `"`) {
+		return strings.TrimSuffix(rest, `"`), true
+	}
+	if len(subject) > 7 && strings.EqualFold(subject[:7], "revert:") {
+		return strings.TrimSpace(subject[7:]), true
+	}
+	return "", false
+}
