@@ -300,99 +300,164 @@ func (c *cleaner) add(a *Action) *Action {
 	return a
 }
 
+// run drives one clean through its steps (see the package comment): read
+// the state and recover what an interrupted clean left, select what to
+// act on, take a stamp, drop the claims, then wave by wave stop writers
+// (aside), save, record and remove, and last delete the branches.
 func (c *cleaner) run() error {
-	defer func() {
-		c.shared.Close()
-		if c.sharedTmp != "" {
-			os.RemoveAll(c.sharedTmp)
-		}
-	}()
+	defer c.closeShared()
+	sel, wantTask, err := c.decide()
+	if err != nil {
+		return err
+	}
+	c.res.Actions = append(c.res.Actions, sel.Skips...)
+	if len(sel.Targets) == 0 && len(sel.Branches) == 0 && len(sel.Claims) == 0 && len(c.st.StaleCopies) == 0 {
+		return nil
+	}
+	if err := c.readLost(sel); err != nil {
+		return err
+	}
+	if err := c.startStamp(); err != nil {
+		return err
+	}
+	// Claims go first, each by compare-and-swap where it lives: a holder
+	// that renewed its expired claim meanwhile makes the drop fail, and
+	// then its worktree stays. Nothing of a worktree is touched before.
+	c.dropClaims(sel, wantTask)
+	return c.removeInWaves(sel, wantTask)
+}
+
+// closeShared closes what the saves of the clean shared and removes its
+// folder: deferred by run, so that it happens on every way out of it.
+func (c *cleaner) closeShared() {
+	c.shared.Close()
+	if c.sharedTmp != "" {
+		os.RemoveAll(c.sharedTmp)
+	}
+}
+
+// decide reads the run's state, recovers what an interrupted clean left
+// and selects what the clean acts on, then, when taskclean.preRemove ran
+// in worktrees to remove, selects again on the state the commands left.
+// Everything before the first change of the clean proper: a step of its
+// own because every input error is found here, before anything changes.
+func (c *cleaner) decide() (*Selection, map[string]bool, error) {
 	// What a worktree held is read again after it is stopped (aside.go):
 	// this read only decides what to act on. It is made holding the lock,
 	// and it checks the input before anything changes.
 	gopts := gatherOpts(c.opts, false)
 	gopts.NoStatus = !c.opts.DryRun
-	st, err := resume.Gather(c.ctx, c.repo, gopts)
+	st, err := c.readState(gopts)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if _, err := checkTasks(st, c.opts); err != nil {
-		return err
-	}
-	if c.hookTimeout, err = hookTimeout(st); err != nil {
-		return err
-	}
-	if !c.opts.DryRun {
-		acts, changed, err := recoverChanged(c.ctx, c.repo, c.opts.Run, c.lock)
-		c.res.Actions = append(c.res.Actions, acts...)
-		if err != nil {
-			return err
-		}
-		if changed {
-			// What the recovery put back, finished or unlocked is part of
-			// what the clean decides on.
-			if st, err = resume.Gather(c.ctx, c.repo, gopts); err != nil {
-				return err
-			}
-		}
+	if st, err = c.recoverInterrupted(gopts, st); err != nil {
+		return nil, nil, err
 	}
 	c.st = st
 	c.res.Color = st.ColorSetting("taskclean")
-	if st.ClaimsErr != nil {
-		// Which tasks are held decides which worktrees are live work.
-		return &exit.BadInputError{Msg: st.ClaimsErr.Error() + "; nothing was changed (a clean must know which tasks are claimed)"}
+	sel, wantTask, err := c.choose(st, true)
+	if err != nil || !c.runPreRemove(sel) {
+		return sel, wantTask, err
 	}
-	c.hashLen = 20
-	if len(st.Report.Base.Commit) == 64 {
-		c.hashLen = 32
+	// The commands may have committed, switched branches, moved tips or
+	// removed their worktree: what the clean saves, deletes and keeps is
+	// decided on the state they left.
+	if st, err = resume.Gather(c.ctx, c.repo, gopts); err != nil {
+		return nil, nil, err
+	}
+	return c.choose(st, false)
+}
+
+// readState is the first read of the run's state, with the checks of the
+// input that need it (the tasks named, the preRemove timeout).
+func (c *cleaner) readState(gopts resume.Options) (*resume.State, error) {
+	st, err := resume.Gather(c.ctx, c.repo, gopts)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := checkTasks(st, c.opts); err != nil {
+		return nil, err
+	}
+	if c.hookTimeout, err = hookTimeout(st); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// recoverInterrupted finishes or undoes what an interrupted clean of the
+// run left (not in a dry run) and returns the state to decide on: read
+// again when the recovery put back, finished or unlocked something, since
+// that is part of what the clean decides on. A step of its own: it is the
+// one change allowed before the clean has decided anything.
+func (c *cleaner) recoverInterrupted(gopts resume.Options, st *resume.State) (*resume.State, error) {
+	if c.opts.DryRun {
+		return st, nil
+	}
+	acts, changed, err := recoverChanged(c.ctx, c.repo, c.opts.Run, c.lock)
+	c.res.Actions = append(c.res.Actions, acts...)
+	if err != nil {
+		return nil, err
+	}
+	if changed {
+		return resume.Gather(c.ctx, c.repo, gopts)
+	}
+	return st, nil
+}
+
+// choose selects, on the state st, what the clean saves, removes and
+// deletes, for the tasks named; first says it is the first selection,
+// which also learns the repository's object format. It refuses when the
+// claims cannot be read: which tasks are held decides which worktrees are
+// live work. Run once, and again after the preRemove commands.
+func (c *cleaner) choose(st *resume.State, first bool) (*Selection, map[string]bool, error) {
+	c.st = st
+	if st.ClaimsErr != nil {
+		return nil, nil, &exit.BadInputError{Msg: st.ClaimsErr.Error() + "; nothing was changed (a clean must know which tasks are claimed)"}
+	}
+	if first {
+		c.hashLen = 20
+		if len(st.Report.Base.Commit) == 64 {
+			c.hashLen = 32
+		}
 	}
 	wantTask, err := checkTasks(st, c.opts)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	obs := observe(st, c.opts, c.repo, wantTask)
-	obs.RemovesInWaves = true // run() below goes wave by wave
+	obs.RemovesInWaves = true // removeInWaves goes wave by wave
 	sel, err := Select(st, c.opts, obs, wantTask)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if c.runPreRemove(sel) {
-		// The commands may have committed, switched branches, moved
-		// tips or removed their worktree: what the clean saves, deletes
-		// and keeps is decided on the state they left.
-		if st, err = resume.Gather(c.ctx, c.repo, gopts); err != nil {
-			return err
-		}
-		c.st = st
-		if st.ClaimsErr != nil {
-			return &exit.BadInputError{Msg: st.ClaimsErr.Error() + "; nothing was changed (a clean must know which tasks are claimed)"}
-		}
-		if wantTask, err = checkTasks(st, c.opts); err != nil {
-			return err
-		}
-		obs = observe(st, c.opts, c.repo, wantTask)
-		obs.RemovesInWaves = true
-		if sel, err = Select(st, c.opts, obs, wantTask); err != nil {
-			return err
-		}
-	}
-	c.res.Actions = append(c.res.Actions, sel.Skips...)
-	if len(sel.Targets) == 0 && len(sel.Branches) == 0 && len(sel.Claims) == 0 && len(st.StaleCopies) == 0 {
+	return sel, wantTask, nil
+}
+
+// readLost reads, for each local branch to delete, the work only its
+// reflog still names: deleting a branch deletes its reflog, so that work
+// is saved with the branch. Read before anything changes.
+func (c *cleaner) readLost(sel *Selection) error {
+	if c.opts.NoBackup || len(sel.Branches) == 0 {
 		return nil
 	}
-	// Deleting a branch deletes its reflog: what only that reflog still
-	// names is saved with the branch. Read before anything changes.
-	if !c.opts.NoBackup && len(sel.Branches) > 0 {
-		tips := map[string]string{}
-		for _, bt := range sel.Branches {
-			if bt.B.Remote == "" {
-				tips[bt.B.Name] = bt.B.OID
-			}
-		}
-		if c.lost, err = resume.ReflogLost(c.ctx, c.repo, tips); err != nil {
-			return fmt.Errorf("read the reflogs of the branches to delete: %w", err)
+	tips := map[string]string{}
+	for _, bt := range sel.Branches {
+		if bt.B.Remote == "" {
+			tips[bt.B.Name] = bt.B.OID
 		}
 	}
+	var err error
+	if c.lost, err = resume.ReflogLost(c.ctx, c.repo, tips); err != nil {
+		return fmt.Errorf("read the reflogs of the branches to delete: %w", err)
+	}
+	return nil
+}
+
+// startStamp names the clean by its stamp, marks it started in the lock
+// (linking the interrupted clean it finishes) and sets the prefix its
+// saves go under: the first change the clean makes.
+func (c *cleaner) startStamp() error {
 	stamp := Stamp(c.opts.Now)
 	if c.lock != nil {
 		// Always a new stamp, so a stamp's date is when its saves were made
@@ -407,16 +472,17 @@ func (c *cleaner) run() error {
 	c.res.Stamp = stamp
 	c.prefix = BackupRoot + c.opts.Run + "/" + stamp + "/"
 	c.res.Backup = c.prefix
+	return nil
+}
 
-	// Claims go first, each by compare-and-swap where it lives: a holder
-	// that renewed its expired claim meanwhile makes the drop fail, and
-	// then its worktree stays. Nothing of a worktree is touched before.
-	c.dropClaims(sel, wantTask)
-
-	// A worktree inside another is stopped, saved and removed before the
-	// one around it (whose renaming aside would take it along): one wave
-	// after the other, each recorded before anything of it is removed.
-	// The branches and claims are saved with the first.
+// removeInWaves stops, saves, records and removes the targets wave by
+// wave, then deletes the branches. A worktree inside another is stopped,
+// saved and removed before the one around it (whose renaming aside would
+// take it along): one wave after the other, each recorded before anything
+// of it is removed. The branches and claims are saved with the first. On
+// every way out, what was set aside and not removed is put back (after the
+// branches are deleted, as the deferred call runs last).
+func (c *cleaner) removeInWaves(sel *Selection, wantTask map[string]bool) error {
 	waves := sel.Waves()
 	if len(waves) == 0 {
 		waves = [][]*Target{nil}
@@ -452,10 +518,7 @@ func (c *cleaner) run() error {
 		}
 		c.removeAll(targets)
 	}
-	if err := c.deleteBranches(sel.Branches, all); err != nil {
-		return err
-	}
-	return nil
+	return c.deleteBranches(sel.Branches, all)
 }
 
 // innerGone keeps, of a wave, the targets whose inner worktrees an earlier

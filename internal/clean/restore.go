@@ -24,9 +24,49 @@ import (
 // saved HEAD; an unborn branch stays unborn), then puts back its index, its
 // working files, its untracked files and its saved ignored files.
 func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
-	all, err := readBackups(ctx, repo, opts.Run)
+	pick, pickStamp, err := chooseSave(ctx, repo, opts)
 	if err != nil {
 		return nil, err
+	}
+	r := newRestorer(repo, opts, pick, pickStamp)
+	if opts.DryRun {
+		return r.res, nil
+	}
+	lock, err := Acquire(repo.CommonDir, opts.Run)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	// What an interrupted clean left is finished first: its saves are what
+	// this reads (and must not drop while a folder of it awaits deletion).
+	if _, err := recoverLeftovers(ctx, repo, opts.Run, lock); err != nil {
+		return nil, err
+	}
+	if err := r.addWorktree(ctx); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(repo.CommonDir, tmpPrefix(opts.Run))
+	if err != nil {
+		return r.fail(err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := r.restoreState(ctx, tmp); err != nil {
+		return r.fail(err)
+	}
+	// Fresh stat data, so that status does not see every file as touched.
+	r.in.Run(ctx, "update-index", "-q", "--refresh")
+	r.a.Done = true
+	r.reportAdmin()
+	return r.res, nil
+}
+
+// chooseSave finds the save --restore names (a task id or a path) among
+// the run's saves: the newest of the most complete ones. It refuses, before
+// anything changes, when there is none or something is at its path.
+func chooseSave(ctx context.Context, repo *gitcmd.Repo, opts Options) (*SavedItem, *Backup, error) {
+	all, err := readBackups(ctx, repo, opts.Run)
+	if err != nil {
+		return nil, nil, err
 	}
 	want := opts.Restore
 	abs := want
@@ -42,178 +82,236 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 	}
 	pick, pickStamp := newestSave(all, matches)
 	if pick == nil {
-		return nil, exit.BadInput("--restore %s: no saved worktree of run %s has that task or path (list them with: git taskclean --run %s --backups)", want, opts.Run, opts.Run)
+		return nil, nil, exit.BadInput("--restore %s: no saved worktree of run %s has that task or path (list them with: git taskclean --run %s --backups)", want, opts.Run, opts.Run)
 	}
-	path := pick.Path
-	if _, err := os.Lstat(path); err == nil {
-		return nil, exit.BadInput("--restore %s: %s exists; move it away first (nothing was changed)", want, path)
+	if _, err := os.Lstat(pick.Path); err == nil {
+		return nil, nil, exit.BadInput("--restore %s: %s exists; move it away first (nothing was changed)", want, pick.Path)
 	}
-	res := &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}, Stamp: pickStamp.Stamp,
+	return pick, pickStamp, nil
+}
+
+// restorer carries one restore through its steps: the save chosen, the
+// result and action it reports, and the parts of the save the steps put
+// back. A type of its own so that each step reads what the save holds.
+type restorer struct {
+	repo *gitcmd.Repo
+	pick *SavedItem
+	// stamp is the clean the save belongs to (its other saves of the
+	// worktree: ignored files, raw bytes, admin entry).
+	stamp *Backup
+	path  string
+	res   *Result
+	a     *Action
+	// ignored and raw are the save's ignored files and raw bytes (nil when
+	// there are none).
+	ignored, raw *SavedItem
+	// head is the saved HEAD ("" unborn); indexCommit and untracked the
+	// stash-shaped commit's other parents ("" when it has none); start the
+	// commit the worktree is added at.
+	head, indexCommit, untracked, start string
+	// in runs git in the restored worktree.
+	in gitcmd.Runner
+}
+
+// newRestorer sets up the result and the action of restoring pick, and
+// finds the other saves of its worktree in its clean.
+func newRestorer(repo *gitcmd.Repo, opts Options, pick *SavedItem, pickStamp *Backup) *restorer {
+	r := &restorer{repo: repo, pick: pick, stamp: pickStamp, path: pick.Path,
+		in: gitcmd.Runner{Dir: pick.Path, Worktree: true, Write: true}}
+	r.res = &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}, Stamp: pickStamp.Stamp,
 		Backup: BackupRoot + opts.Run + "/" + pickStamp.Stamp + "/"}
-	a := &Action{Op: OpRestoreWorktree, Path: path, Task: pick.Task, Ref: pick.Ref, Commit: pick.Commit}
-	res.Actions = append(res.Actions, a)
-	var ignored, raw *SavedItem
+	r.a = &Action{Op: OpRestoreWorktree, Path: r.path, Task: pick.Task, Ref: pick.Ref, Commit: pick.Commit}
+	r.res.Actions = append(r.res.Actions, r.a)
 	for _, it := range pickStamp.Saves {
 		switch {
 		case it.Kind == "ignored" && it.Name == pick.Name:
-			ignored = it
+			r.ignored = it
 		case it.Kind == "raw" && it.Name == pick.Name:
-			raw = it
+			r.raw = it
 		}
 	}
-	if opts.DryRun {
-		return res, nil
-	}
-	lock, err := Acquire(repo.CommonDir, opts.Run)
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Release()
-	// What an interrupted clean left is finished first: its saves are what
-	// this reads (and must not drop while a folder of it awaits deletion).
-	if _, err := recoverLeftovers(ctx, repo, opts.Run, lock); err != nil {
-		return nil, err
-	}
+	r.readCommit()
+	return r
+}
 
-	// The saved commit: HEAD-only (parent: HEAD) or stash-shaped (parents:
-	// HEAD when born, the index commit, the untracked files' commit).
-	head := pick.Head
-	parents := pick.Parents
-	if head != "" && len(parents) > 0 {
+// readCommit reads what the saved commit is made of: HEAD-only (parent:
+// HEAD) or stash-shaped (parents: HEAD when born, the index commit, the
+// untracked files' commit), and the commit the worktree is added at.
+func (r *restorer) readCommit() {
+	r.head = r.pick.Head
+	parents := r.pick.Parents
+	if r.head != "" && len(parents) > 0 {
 		parents = parents[1:]
 	}
-	indexCommit, untracked := "", ""
-	if pick.Work && len(parents) > 0 {
-		indexCommit = parents[0]
+	if r.pick.Work && len(parents) > 0 {
+		r.indexCommit = parents[0]
 		if len(parents) > 1 {
-			untracked = parents[1]
+			r.untracked = parents[1]
 		}
 	}
-	start := head
-	if start == "" {
-		start = indexCommit
+	r.start = r.head
+	if r.start == "" {
+		r.start = r.indexCommit
 	}
-	if start == "" {
+	if r.start == "" {
 		// An unborn HEAD with an empty index: the worktree starts from any
 		// commit, and HEAD is then made the unborn branch again.
-		start = pick.Commit
+		r.start = r.pick.Commit
 	}
-	w := repo.Runner
+}
+
+// addWorktree recreates the worktree at its path, detached at the start
+// commit with nothing checked out (the later steps write its files). A
+// failure here leaves nothing to report as partly restored.
+func (r *restorer) addWorktree(ctx context.Context) error {
+	w := r.repo.Runner
 	w.Write = true
-	if _, err := w.Run(ctx, "worktree", "add", "--no-checkout", "--detach", path, start); err != nil {
-		return nil, fmt.Errorf("restore %s: %w", path, err)
+	if _, err := w.Run(ctx, "worktree", "add", "--no-checkout", "--detach", r.path, r.start); err != nil {
+		return fmt.Errorf("restore %s: %w", r.path, err)
 	}
-	fail := func(err error) (*Result, error) {
-		a.Reason = "partly restored: " + gitcmd.OneLine(err)
-		return nil, &PartialError{Result: res, Err: fmt.Errorf("restore %s: %w", path, err)}
-	}
-	in := gitcmd.Runner{Dir: path, Worktree: true, Write: true}
-	tmp, err := os.MkdirTemp(repo.CommonDir, tmpPrefix(opts.Run))
-	if err != nil {
-		return fail(err)
-	}
-	defer os.RemoveAll(tmp)
-	// Working files: the saved working tree, then the untracked and the
-	// ignored files, each written through an index of its own.
-	trees := []string{pick.Commit + "^{tree}"}
-	if untracked != "" {
-		trees = append(trees, untracked+"^{tree}")
-	}
-	if ignored != nil {
-		trees = append(trees, ignored.Commit+"^{tree}")
-	}
-	for i, tree := range trees {
-		env := []string{fmt.Sprintf("GIT_INDEX_FILE=%s/restore-%d", tmp, i)}
-		if _, err := in.RunEnv(ctx, env, nil, "read-tree", tree); err != nil {
-			return fail(err)
-		}
-		if _, err := in.RunEnv(ctx, env, nil, "checkout-index", "--all", "--force", "--quiet"); err != nil {
-			return fail(err)
-		}
+	return nil
+}
+
+// fail is a restore that stopped after the worktree was added: the result
+// says what is there, the action that it is partly restored.
+func (r *restorer) fail(err error) (*Result, error) {
+	r.a.Reason = "partly restored: " + gitcmd.OneLine(err)
+	return nil, &PartialError{Result: r.res, Err: fmt.Errorf("restore %s: %w", r.path, err)}
+}
+
+// restoreState puts the saved state into the added worktree: its working files
+// (through index files in tmp), the raw bytes of the files git converts,
+// the index as it was, and HEAD on its branch when it can be.
+func (r *restorer) restoreState(ctx context.Context, tmp string) error {
+	if err := r.writeFiles(ctx, tmp); err != nil {
+		return err
 	}
 	// Files git stores converted come back as they were on disk, byte for
 	// byte, written here rather than by git (which would convert them).
-	if raw != nil {
-		if err := writeRaw(ctx, repo, raw.Commit, path); err != nil {
-			return fail(err)
+	if r.raw != nil {
+		if err := writeRaw(ctx, r.repo, r.raw.Commit, r.path); err != nil {
+			return err
 		}
 	}
 	// The index as it was.
-	indexTree := start + "^{tree}"
-	if indexCommit != "" {
-		indexTree = indexCommit + "^{tree}"
+	indexTree := r.start + "^{tree}"
+	if r.indexCommit != "" {
+		indexTree = r.indexCommit + "^{tree}"
 	}
-	if _, err := in.Run(ctx, "read-tree", indexTree); err != nil {
-		return fail(err)
+	if _, err := r.in.Run(ctx, "read-tree", indexTree); err != nil {
+		return err
 	}
-	// HEAD on its branch, when that is where it was and still can be.
-	a.Reason = "detached at " + ui.Short(head)
-	if pick.Branch != "" {
-		ref := "refs/heads/" + pick.Branch
-		cur, _ := repo.Refs(ctx, ref)
-		tip := ""
-		for _, r := range cur {
-			if r.Name == ref {
-				tip = r.OID
-			}
+	return r.setHead(ctx)
+}
+
+// writeFiles writes the working files: the saved working tree, then the
+// untracked and the ignored files, each written through an index of its
+// own in tmp (the worktree's index is put back afterwards).
+func (r *restorer) writeFiles(ctx context.Context, tmp string) error {
+	trees := []string{r.pick.Commit + "^{tree}"}
+	if r.untracked != "" {
+		trees = append(trees, r.untracked+"^{tree}")
+	}
+	if r.ignored != nil {
+		trees = append(trees, r.ignored.Commit+"^{tree}")
+	}
+	for i, tree := range trees {
+		env := []string{fmt.Sprintf("GIT_INDEX_FILE=%s/restore-%d", tmp, i)}
+		if _, err := r.in.RunEnv(ctx, env, nil, "read-tree", tree); err != nil {
+			return err
 		}
-		elsewhere := ""
-		if wts, err := worktree.List(ctx, repo); err == nil {
-			admins := worktree.AdminDirs(repo.CommonDir)
-			for _, o := range wts {
-				if filepath.Clean(o.Path) == filepath.Clean(path) || o.Bare {
-					continue
-				}
-				if o.Branch == ref {
-					elsewhere = o.Path
-				}
-				// A branch an operation there will write (a rebase, a
-				// bisect) is as taken as one checked out.
-				admin := admins[filepath.Clean(o.Path)]
-				if o.Main {
-					admin = repo.CommonDir
-				}
-				if admin == "" {
-					continue
-				}
-				held := heldBranches(admin)
-				if op, br := worktree.InProgress(admin); op != "" {
-					held = append(held, Operation{Op: op, Branch: br})
-				}
-				for _, h := range held {
-					if h.Branch == pick.Branch {
-						elsewhere = o.Path + " (a " + h.Op + " of it is in progress there)"
-					}
-				}
-			}
-		}
-		switch {
-		case elsewhere != "":
-			a.Reason += "; branch " + pick.Branch + " is checked out in " + elsewhere
-		case head == "" && tip == "" || head != "" && tip == head:
-			if _, err := in.Run(ctx, "symbolic-ref", "HEAD", ref); err != nil {
-				return fail(err)
-			}
-			a.Reason = "on branch " + pick.Branch
-			if head == "" {
-				a.Reason = "on unborn branch " + pick.Branch
-			}
-		case tip == "":
-			a.Reason += "; branch " + pick.Branch + " no longer exists (git switch -c " + ui.ShellQuote(pick.Branch) + " to make it again)"
-		default:
-			a.Reason += "; branch " + pick.Branch + " has moved to " + ui.Short(tip)
+		if _, err := r.in.RunEnv(ctx, env, nil, "checkout-index", "--all", "--force", "--quiet"); err != nil {
+			return err
 		}
 	}
-	// Fresh stat data, so that status does not see every file as touched.
-	in.Run(ctx, "update-index", "-q", "--refresh")
-	a.Done = true
-	for _, it := range pickStamp.Saves {
-		if it.Kind == "admin" && it.Name == pick.Name {
-			res.Actions = append(res.Actions, &Action{Op: OpSaveAdmin, Path: path, Ref: it.Ref, Commit: it.Commit,
+	return nil
+}
+
+// setHead puts HEAD on its branch, when that is where it was and still can
+// be: the branch points where the saved HEAD did (or is unborn, as it was)
+// and is checked out or being worked on nowhere else. Otherwise HEAD stays
+// detached and the action says why.
+func (r *restorer) setHead(ctx context.Context) error {
+	pick, head := r.pick, r.head
+	r.a.Reason = "detached at " + ui.Short(head)
+	if pick.Branch == "" {
+		return nil
+	}
+	ref := "refs/heads/" + pick.Branch
+	cur, _ := r.repo.Refs(ctx, ref)
+	tip := ""
+	for _, c := range cur {
+		if c.Name == ref {
+			tip = c.OID
+		}
+	}
+	elsewhere := r.branchElsewhere(ctx, ref)
+	switch {
+	case elsewhere != "":
+		r.a.Reason += "; branch " + pick.Branch + " is checked out in " + elsewhere
+	case head == "" && tip == "" || head != "" && tip == head:
+		if _, err := r.in.Run(ctx, "symbolic-ref", "HEAD", ref); err != nil {
+			return err
+		}
+		r.a.Reason = "on branch " + pick.Branch
+		if head == "" {
+			r.a.Reason = "on unborn branch " + pick.Branch
+		}
+	case tip == "":
+		r.a.Reason += "; branch " + pick.Branch + " no longer exists (git switch -c " + ui.ShellQuote(pick.Branch) + " to make it again)"
+	default:
+		r.a.Reason += "; branch " + pick.Branch + " has moved to " + ui.Short(tip)
+	}
+	return nil
+}
+
+// branchElsewhere says where else the saved branch (ref) is taken: the
+// last other worktree that has it checked out, or in which an operation
+// (a rebase, a bisect) will write it, which is as taken as one checked
+// out; "" when none (or the worktrees cannot be listed).
+func (r *restorer) branchElsewhere(ctx context.Context, ref string) string {
+	elsewhere := ""
+	wts, err := worktree.List(ctx, r.repo)
+	if err != nil {
+		return ""
+	}
+	admins := worktree.AdminDirs(r.repo.CommonDir)
+	for _, o := range wts {
+		if filepath.Clean(o.Path) == filepath.Clean(r.path) || o.Bare {
+			continue
+		}
+		if o.Branch == ref {
+			elsewhere = o.Path
+		}
+		admin := admins[filepath.Clean(o.Path)]
+		if o.Main {
+			admin = r.repo.CommonDir
+		}
+		if admin == "" {
+			continue
+		}
+		held := heldBranches(admin)
+		if op, br := worktree.InProgress(admin); op != "" {
+			held = append(held, Operation{Op: op, Branch: br})
+		}
+		for _, h := range held {
+			if h.Branch == r.pick.Branch {
+				elsewhere = o.Path + " (a " + h.Op + " of it is in progress there)"
+			}
+		}
+	}
+	return elsewhere
+}
+
+// reportAdmin adds, after a restore, where the worktree's admin entry's
+// state stays saved: the restore does not put it back.
+func (r *restorer) reportAdmin() {
+	for _, it := range r.stamp.Saves {
+		if it.Kind == "admin" && it.Name == r.pick.Name {
+			r.res.Actions = append(r.res.Actions, &Action{Op: OpSaveAdmin, Path: r.path, Ref: it.Ref, Commit: it.Commit,
 				Reason: "its admin entry's state (stopped operation, per-worktree refs, reflog commits) stays saved in " + it.Ref + "; see its tree with git ls-tree -r " + it.Ref})
 		}
 	}
-	return res, nil
 }
 
 // newestSave picks the save to restore among those matches accepts: the

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
@@ -88,277 +87,330 @@ type Snapshot struct {
 // skip-worktree on a file that is present) are cleared in the copy, so
 // those edits are saved too. It reads the worktree anew (one status): the
 // caller has stopped writers first, so what it saves is what is there.
+//
+// The steps, each a method of saver below: copy the index; without a
+// directory, save the index and HEAD alone; else write the copy whole,
+// clear the hiding marks, read the status, save the ignored files, then
+// save HEAD alone (nothing uncommitted) or the stash-shaped commit.
 func Save(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*Snapshot, error) {
-	snap := &Snapshot{}
-	fail := func(what string, err error) (*Snapshot, error) {
-		return nil, fmt.Errorf("save %s: %s: %w", in.Dir, what, err)
+	s, err := startSave(ctx, repo, in)
+	if err != nil {
+		return nil, err
 	}
-	idx := filepath.Join(in.TmpDir, "index")
-	if err := copyFile(filepath.Join(in.AdminDir, "index"), idx); err != nil && !os.IsNotExist(err) {
-		return fail("copy index", err)
+	if in.Dir == "" {
+		// The directory is gone: what is left is HEAD and the index.
+		if err := s.saveIndexOnly(); err != nil {
+			return nil, err
+		}
+		return s.snap, nil
+	}
+	if err := s.writeIndexWhole(); err != nil {
+		return nil, err
+	}
+	if err := s.clearHidden(); err != nil {
+		return nil, err
+	}
+	st, files, err := s.readStatus()
+	if err != nil {
+		return nil, err
+	}
+	// Ignored files within the budget, into a tree of their own.
+	s.snap.IgnoredPlan = PlanIgnored(in.Dir, files.Ignored, in.Budget)
+	s.treeAttrs = s.mayHoldAttributes(files.Untracked)
+	if s.snap.Ignored, err = s.filesCommit("ignored", s.snap.IgnoredPlan.Save); err != nil {
+		return nil, err
+	}
+	if st.Staged+st.Unstaged+st.Untracked == 0 {
+		err = s.saveHeadOnly()
+	} else {
+		err = s.saveStash(files.Untracked)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.snap, nil
+}
+
+// saver carries the save of one worktree through its steps: the input, the
+// snapshot the steps fill in, the index copy git works on, and how git and
+// the clean's writers are run for this worktree. A type of its own so that
+// each step is a method that reads what the earlier ones set up.
+type saver struct {
+	ctx  context.Context
+	in   SaveInput
+	snap *Snapshot
+	// r runs git in the worktree's directory (or the repository's when it
+	// is gone), writing objects to the repository.
+	r gitcmd.Runner
+	// idx is the copy of the worktree's index.
+	idx string
+	// writer and trees are the clean's commit and tree writers (nil: git
+	// makes every commit and tree).
+	writer *CommitWriter
+	trees  *TreeWriter
+	// headParents is HEAD as a commit's parents: none when unborn.
+	headParents []string
+	// attrsKnown and attrsIn: whether a .gitattributes file is among the
+	// worktree's paths (tracked, untracked or ignored; git reads one that
+	// is in the index but not on disk too). Unless one is, or another
+	// attributes source exists, no attribute can make git convert a file.
+	// An index only git can read leaves the question open (attrsKnown
+	// false).
+	attrsKnown, attrsIn bool
+	// treeAttrs says whether the worktree may hold a .gitattributes file
+	// (what saveRaw asks), set once the status is read.
+	treeAttrs bool
+}
+
+// startSave copies the worktree's index into the save's folder and sets up
+// how git runs on that copy: the first step, since every other works on
+// the copy and never on the worktree's own index.
+func startSave(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*saver, error) {
+	s := &saver{ctx: ctx, in: in, snap: &Snapshot{}, idx: filepath.Join(in.TmpDir, "index"), attrsKnown: true}
+	if err := copyFile(filepath.Join(in.AdminDir, "index"), s.idx); err != nil && !os.IsNotExist(err) {
+		return nil, s.fail("copy index", err)
 	} else if err == nil {
 		// The copy keeps the index's time: git (and the proof) tell a
 		// racily clean entry, one written in the index's last second, by
 		// comparing with it; a fresh time would make such an entry look
 		// clean and a same-second edit go unsaved.
 		if fi, err := os.Stat(filepath.Join(in.AdminDir, "index")); err == nil {
-			os.Chtimes(idx, fi.ModTime(), fi.ModTime())
+			os.Chtimes(s.idx, fi.ModTime(), fi.ModTime())
 		}
 	}
 	// Git runs in the worktree's directory with the copied index; objects
 	// are written to the repository. Without a directory, from the
 	// repository (only the index and HEAD are left to save).
-	r := gitcmd.Runner{Dir: in.Dir, Worktree: true, Write: true}
+	s.r = gitcmd.Runner{Dir: in.Dir, Worktree: true, Write: true}
 	if in.Dir == "" {
-		r = repo.Runner
-		r.Write = true
+		s.r = repo.Runner
+		s.r.Write = true
 	}
-	env := func(file string) []string { return []string{"GIT_INDEX_FILE=" + file} }
-	run := func(file string, stdin []byte, args ...string) (string, error) {
-		out, err := r.RunEnv(ctx, append(env(file), Identity...), stdin, append(plainIndex[:len(plainIndex):len(plainIndex)], args...)...)
-		return strings.TrimSpace(string(out)), err
-	}
-	writer := in.Shared.writerFor(in.AdminDir)
-	commit := func(tree string, parents []string, m string) (string, error) {
-		if writer != nil {
-			id, err := writer.Commit(tree, parents, m)
-			if !errors.Is(err, errNotPlain) {
-				return id, err
-			}
-		}
-		args := []string{"commit-tree", tree, "-m", m}
-		for _, p := range parents {
-			args = append(args, "-p", p)
-		}
-		return run(idx, nil, args...)
-	}
-	// The tree of an index file: made by the clean's tree writer, or by
-	// write-tree when there is none or it declines (git's error then says
-	// why, "unmerged" included).
-	trees := in.Shared.trees()
-	writeTree := func(file string) (string, error) {
-		if id, err := trees.IndexTree(file); err == nil {
-			return id, nil
-		}
-		return run(file, nil, "write-tree")
-	}
-	var headParents []string
+	s.writer = in.Shared.writerFor(in.AdminDir)
+	s.trees = in.Shared.trees()
 	if in.Head != "" {
-		headParents = []string{in.Head}
+		s.headParents = []string{in.Head}
 	}
+	return s, nil
+}
 
-	if in.Dir == "" {
-		// The directory is gone: what is left is HEAD and the index.
-		indexTree, err := run(idx, nil, "write-tree")
-		if err != nil || in.Head != "" && indexTree == treeOf(ctx, r, in.Head) {
-			tree := in.Head + "^{tree}"
-			if in.Head == "" {
-				if tree, err = run(idx, []byte{}, "mktree"); err != nil {
-					return fail("empty tree", err)
-				}
-			}
-			c, err := commit(tree, headParents, in.Msg)
-			if err != nil {
-				return fail("commit", err)
-			}
-			snap.Commit = c
-			return snap, nil
+// fail is a step's error: which worktree's save, and what of it, failed.
+func (s *saver) fail(what string, err error) error {
+	return fmt.Errorf("save %s: %s: %w", s.in.Dir, what, err)
+}
+
+// indexEnv points git at an index file.
+func indexEnv(file string) []string { return []string{"GIT_INDEX_FILE=" + file} }
+
+// git runs git on the index file, with the settings of plainIndex and the
+// identity of the save's commits; it returns the output trimmed.
+func (s *saver) git(file string, stdin []byte, args ...string) (string, error) {
+	out, err := s.r.RunEnv(s.ctx, append(indexEnv(file), Identity...), stdin, append(plainIndex[:len(plainIndex):len(plainIndex)], args...)...)
+	return strings.TrimSpace(string(out)), err
+}
+
+// commit makes a commit of the save: by the clean's commit writer, or by
+// commit-tree when there is none or the message is one it leaves to git.
+func (s *saver) commit(tree string, parents []string, m string) (string, error) {
+	if s.writer != nil {
+		id, err := s.writer.Commit(tree, parents, m)
+		if !errors.Is(err, errNotPlain) {
+			return id, err
 		}
-		ic, err := commit(indexTree, headParents, "index on "+in.Msg)
+	}
+	args := []string{"commit-tree", tree, "-m", m}
+	for _, p := range parents {
+		args = append(args, "-p", p)
+	}
+	return s.git(s.idx, nil, args...)
+}
+
+// writeTree is the tree of an index file: made by the clean's tree writer,
+// or by write-tree when there is none or it declines (git's error then says
+// why, "unmerged" included).
+func (s *saver) writeTree(file string) (string, error) {
+	if id, err := s.trees.IndexTree(file); err == nil {
+		return id, nil
+	}
+	return s.git(file, nil, "write-tree")
+}
+
+// saveIndexOnly saves a worktree whose directory is gone: HEAD alone when
+// the index holds nothing else (or cannot be written as a tree), else a
+// stash-shaped commit whose index and working tree are both the index's.
+// A step of its own: without files there is no status, no marks, nothing
+// untracked or ignored to save.
+func (s *saver) saveIndexOnly() error {
+	in, snap := s.in, s.snap
+	indexTree, err := s.git(s.idx, nil, "write-tree")
+	if err != nil || in.Head != "" && indexTree == treeOf(s.ctx, s.r, in.Head) {
+		tree := in.Head + "^{tree}"
+		if in.Head == "" {
+			if tree, err = s.git(s.idx, []byte{}, "mktree"); err != nil {
+				return s.fail("empty tree", err)
+			}
+		}
+		c, err := s.commit(tree, s.headParents, in.Msg)
 		if err != nil {
-			return fail("commit index", err)
+			return s.fail("commit", err)
 		}
-		if snap.Commit, err = commit(indexTree, append(append([]string(nil), headParents...), ic), in.Msg); err != nil {
-			return fail("commit", err)
-		}
-		snap.Stash, snap.Staged = true, 1
-		return snap, nil
+		snap.Commit = c
+		return nil
 	}
+	ic, err := s.commit(indexTree, s.headParents, "index on "+in.Msg)
+	if err != nil {
+		return s.fail("commit index", err)
+	}
+	if snap.Commit, err = s.commit(indexTree, append(append([]string(nil), s.headParents...), ic), in.Msg); err != nil {
+		return s.fail("commit", err)
+	}
+	snap.Stash, snap.Staged = true, 1
+	return nil
+}
 
-	// A split or sparse index is written out whole, so that the proof can
-	// read the copy.
-	if _, err := ReadIndex(idx, in.HashLen); errors.Is(err, ErrIndexUnsupported) {
-		if _, err := run(idx, nil, "update-index", "--no-split-index"); err != nil {
-			return fail("write the index whole", err)
+// writeIndexWhole writes a split or sparse index copy out whole, so that
+// the proof (and ReadIndex here) can read it.
+func (s *saver) writeIndexWhole() error {
+	if _, err := ReadIndex(s.idx, s.in.HashLen); errors.Is(err, ErrIndexUnsupported) {
+		if _, err := s.git(s.idx, nil, "update-index", "--no-split-index"); err != nil {
+			return s.fail("write the index whole", err)
 		}
 	}
-	// Whether a .gitattributes file is among the worktree's paths (tracked,
-	// untracked or ignored; git reads one that is in the index but not on
-	// disk too): unless one is, or another attributes source exists, no
-	// attribute can make git convert a file. An index only git can read
-	// leaves the question open.
-	attrsKnown, attrsIn := true, false
-	seeAttrs := func(paths []string) {
-		for _, p := range paths {
-			attrsIn = attrsIn || isAttrFile(p)
-		}
-	}
-	// Clear the marks that hide edits, on files that are there (a
-	// skip-worktree file that is absent is a sparse checkout's, not an
-	// edit).
-	if entries, err := ReadIndex(idx, in.HashLen); err == nil {
-		var hidden []string
-		for _, e := range entries {
-			attrsIn = attrsIn || isAttrFile(e.Path)
-			if !e.AssumeUnchanged && !e.SkipWorktree {
-				continue
-			}
-			if _, err := os.Lstat(filepath.Join(in.Dir, filepath.FromSlash(e.Path))); err == nil {
-				hidden = append(hidden, e.Path)
-			}
-		}
-		if len(hidden) > 0 {
-			if err := clearMarks(run, idx, hidden); err != nil {
-				return fail("clear hidden marks", err)
-			}
-			snap.Hidden = len(hidden)
-		}
-	} else if !os.IsNotExist(err) {
-		attrsKnown = false
-		// An index we cannot read ourselves: ask git which entries are
-		// marked (ls-files -v: lower case is assume-unchanged, S is
-		// skip-worktree).
-		out, lerr := run(idx, nil, "ls-files", "-z", "-v")
-		if lerr != nil {
-			return fail("list index", lerr)
-		}
-		var hidden []string
-		for _, rec := range strings.Split(out, "\x00") {
-			if len(rec) < 3 {
-				continue
-			}
-			tag, path := rec[0], rec[2:]
-			if tag == 'S' || tag >= 'a' && tag <= 'z' {
-				if _, err := os.Lstat(filepath.Join(in.Dir, filepath.FromSlash(path))); err == nil {
-					hidden = append(hidden, path)
-				}
-			}
-		}
-		if len(hidden) > 0 {
-			if err := clearMarks(run, idx, hidden); err != nil {
-				return fail("clear hidden marks", err)
-			}
-			snap.Hidden = len(hidden)
-		}
-	}
+	return nil
+}
 
-	out, err := r.RunEnv(ctx, env(idx), nil, append(plainIndex[:len(plainIndex):len(plainIndex)],
+// readStatus reads the worktree's status against the index copy (its
+// marks cleared): what is uncommitted, untracked and ignored. The one read
+// of the worktree every later step goes by; the index copy is the first
+// of the save's indexes.
+func (s *saver) readStatus() (Status, Files, error) {
+	out, err := s.r.RunEnv(s.ctx, indexEnv(s.idx), nil, append(plainIndex[:len(plainIndex):len(plainIndex)],
 		"status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching")...)
 	if err != nil {
-		return fail("status", err)
+		return Status{}, Files{}, s.fail("status", err)
 	}
 	st := ParseStatus(out)
 	files := ParseStatusFiles(out)
-	snap.Staged, snap.Unstaged, snap.Untracked = st.Staged, st.Unstaged, st.Untracked
-	snap.Indexes = []string{idx}
+	s.snap.Staged, s.snap.Unstaged, s.snap.Untracked = st.Staged, st.Unstaged, st.Untracked
+	s.snap.Indexes = []string{s.idx}
+	return st, files, nil
+}
 
-	// Ignored files within the budget, into a tree of their own.
-	snap.IgnoredPlan = PlanIgnored(in.Dir, files.Ignored, in.Budget)
-	// Files in a regenerated tree are not saved, and the attributes files
-	// in there say nothing of files outside it.
-	seeAttrs(files.Untracked)
-	seeAttrs(snap.IgnoredPlan.Save)
-	seeAttrs(snap.IgnoredPlan.TooBig)
-	if len(snap.IgnoredPlan.Unreadable) > 0 {
-		attrsKnown = false
+// mayHoldAttributes says whether the worktree may hold a .gitattributes
+// file, given its untracked files and the ignored files planned: the index
+// entries seen before, and the files saved or too big. Files in a
+// regenerated tree are not saved, and the attributes files in there say
+// nothing of files outside it. Unreadable ignored files leave it open.
+func (s *saver) mayHoldAttributes(untracked []string) bool {
+	seeAttrs := func(paths []string) {
+		for _, p := range paths {
+			s.attrsIn = s.attrsIn || isAttrFile(p)
+		}
 	}
-	treeAttrs := attrsIn || !attrsKnown
-	if len(snap.IgnoredPlan.Save) > 0 {
-		iidx := filepath.Join(in.TmpDir, "ignored")
-		if _, err := run(iidx, []byte(strings.Join(snap.IgnoredPlan.Save, "\x00")+"\x00"), "update-index", "--add", "-z", "--stdin"); err != nil {
-			return fail("add ignored files", err)
-		}
-		tree, err := writeTree(iidx)
-		if err != nil {
-			return fail("ignored tree", err)
-		}
-		if snap.Ignored, err = commit(tree, nil, "ignored files on "+in.Msg); err != nil {
-			return fail("commit ignored files", err)
-		}
-		snap.Indexes = append(snap.Indexes, iidx)
+	seeAttrs(untracked)
+	seeAttrs(s.snap.IgnoredPlan.Save)
+	seeAttrs(s.snap.IgnoredPlan.TooBig)
+	if len(s.snap.IgnoredPlan.Unreadable) > 0 {
+		s.attrsKnown = false
 	}
+	return s.attrsIn || !s.attrsKnown
+}
 
-	if st.Staged+st.Unstaged+st.Untracked == 0 {
-		if err := saveRaw(in, snap, treeAttrs, run, writeTree, commit); err != nil {
-			return fail("raw bytes", err)
-		}
-		// Nothing uncommitted: HEAD says it all (and keeps a detached
-		// HEAD's commits reachable). An unborn HEAD with an empty index
-		// saves the empty tree. (A worktree on a branch gets this save
-		// too: it is what --restore brings back as the newest state.)
-		tree := in.Head + "^{tree}"
-		if in.Head == "" {
-			if tree, err = writeTree(idx); err != nil {
-				return fail("tree", err)
-			}
-		}
-		if snap.Commit, err = commit(tree, headParents, in.Msg); err != nil {
-			return fail("commit", err)
-		}
-		return snap, nil
+// filesCommit commits paths of the worktree (the untracked or the ignored
+// files, what names them) in a tree of their own, through an index file of
+// that name, and adds that index to the save's: "" when there are none.
+// The same step for both kinds, with the same error words.
+func (s *saver) filesCommit(what string, paths []string) (string, error) {
+	if len(paths) == 0 {
+		return "", nil
 	}
-
-	// An index with conflicts has no tree of its own; the working tree's
-	// then stands for it (the conflict's sides are commits the admin save
-	// keeps).
-	indexTree, ierr := writeTree(idx)
-	if ierr != nil && !strings.Contains(ierr.Error(), "unmerged") {
-		return fail("index tree", ierr)
+	file := filepath.Join(s.in.TmpDir, what)
+	if _, err := s.git(file, []byte(strings.Join(paths, "\x00")+"\x00"), "update-index", "--add", "-z", "--stdin"); err != nil {
+		return "", s.fail("add "+what+" files", err)
 	}
-	if _, err := run(idx, nil, "add", "--update", "--", "."); err != nil {
-		return fail("add changes", err)
-	}
-	workTree, err := writeTree(idx)
+	tree, err := s.writeTree(file)
 	if err != nil {
-		return fail("working tree", err)
+		return "", s.fail(what+" tree", err)
+	}
+	c, err := s.commit(tree, nil, what+" files on "+s.in.Msg)
+	if err != nil {
+		return "", s.fail("commit "+what+" files", err)
+	}
+	s.snap.Indexes = append(s.snap.Indexes, file)
+	return c, nil
+}
+
+// saveHeadOnly saves a worktree with nothing uncommitted: HEAD says it all
+// (and keeps a detached HEAD's commits reachable). An unborn HEAD with an
+// empty index saves the empty tree. (A worktree on a branch gets this save
+// too: it is what --restore brings back as the newest state.) Files git
+// converts are still saved as they are on disk.
+func (s *saver) saveHeadOnly() error {
+	if err := s.saveRaw(); err != nil {
+		return s.fail("raw bytes", err)
+	}
+	tree := s.in.Head + "^{tree}"
+	var err error
+	if s.in.Head == "" {
+		if tree, err = s.writeTree(s.idx); err != nil {
+			return s.fail("tree", err)
+		}
+	}
+	if s.snap.Commit, err = s.commit(tree, s.headParents, s.in.Msg); err != nil {
+		return s.fail("commit", err)
+	}
+	return nil
+}
+
+// saveStash saves uncommitted work as a commit shaped like a `git stash`
+// entry: the working tree, with parents HEAD (when born), the index and
+// the untracked files (when there are any); the raw bytes beside it.
+func (s *saver) saveStash(untracked []string) error {
+	indexTree, workTree, err := s.indexAndWorkTrees()
+	if err != nil {
+		return err
+	}
+	untrackedCommit, err := s.filesCommit("untracked", untracked)
+	if err != nil {
+		return err
+	}
+	if err := s.saveRaw(); err != nil {
+		return s.fail("raw bytes", err)
+	}
+	indexCommit, err := s.commit(indexTree, s.headParents, "index on "+s.in.Msg)
+	if err != nil {
+		return s.fail("commit index", err)
+	}
+	parents := append(append([]string(nil), s.headParents...), indexCommit)
+	if untrackedCommit != "" {
+		parents = append(parents, untrackedCommit)
+	}
+	if s.snap.Commit, err = s.commit(workTree, parents, s.in.Msg); err != nil {
+		return s.fail("commit", err)
+	}
+	s.snap.Stash = true
+	return nil
+}
+
+// indexAndWorkTrees writes the index copy's tree, then adds the tracked
+// files' changes to the copy and writes the working tree's. An index with
+// conflicts has no tree of its own; the working tree's then stands for it
+// (the conflict's sides are commits the admin save keeps).
+func (s *saver) indexAndWorkTrees() (indexTree, workTree string, err error) {
+	indexTree, ierr := s.writeTree(s.idx)
+	if ierr != nil && !strings.Contains(ierr.Error(), "unmerged") {
+		return "", "", s.fail("index tree", ierr)
+	}
+	if _, err := s.git(s.idx, nil, "add", "--update", "--", "."); err != nil {
+		return "", "", s.fail("add changes", err)
+	}
+	if workTree, err = s.writeTree(s.idx); err != nil {
+		return "", "", s.fail("working tree", err)
 	}
 	if ierr != nil {
 		indexTree = workTree
 	}
-	untrackedCommit := ""
-	if len(files.Untracked) > 0 {
-		uidx := filepath.Join(in.TmpDir, "untracked")
-		if _, err := run(uidx, []byte(strings.Join(files.Untracked, "\x00")+"\x00"), "update-index", "--add", "-z", "--stdin"); err != nil {
-			return fail("add untracked files", err)
-		}
-		tree, err := writeTree(uidx)
-		if err != nil {
-			return fail("untracked tree", err)
-		}
-		if untrackedCommit, err = commit(tree, nil, "untracked files on "+in.Msg); err != nil {
-			return fail("commit untracked files", err)
-		}
-		snap.Indexes = append(snap.Indexes, uidx)
-	}
-	if err := saveRaw(in, snap, treeAttrs, run, writeTree, commit); err != nil {
-		return fail("raw bytes", err)
-	}
-	indexCommit, err := commit(indexTree, headParents, "index on "+in.Msg)
-	if err != nil {
-		return fail("commit index", err)
-	}
-	parents := append(append([]string(nil), headParents...), indexCommit)
-	if untrackedCommit != "" {
-		parents = append(parents, untrackedCommit)
-	}
-	if snap.Commit, err = commit(workTree, parents, in.Msg); err != nil {
-		return fail("commit", err)
-	}
-	snap.Stash = true
-	return snap, nil
-}
-
-// clearMarks clears assume-unchanged and skip-worktree on paths of an
-// index. Two calls: update-index applies only one such option to the paths
-// it reads from stdin.
-func clearMarks(run func(string, []byte, ...string) (string, error), idx string, paths []string) error {
-	in := []byte(strings.Join(paths, "\x00") + "\x00")
-	for _, opt := range []string{"--no-assume-unchanged", "--no-skip-worktree"} {
-		if _, err := run(idx, in, "update-index", opt, "-z", "--stdin"); err != nil {
-			return err
-		}
-	}
-	return nil
+	return indexTree, workTree, nil
 }
 
 func treeOf(ctx context.Context, r gitcmd.Runner, commit string) string {
@@ -384,134 +436,4 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
-}
-
-// saveRaw finds the saved files whose bytes on disk are not what git
-// stored for them (git converted them: a clean filter, line endings,
-// ident) and saves those bytes as they are, hashed without filters, in a
-// tree of their own. It reads only files that attributes or configuration
-// say git may convert. treeAttrs says whether the worktree may hold a
-// .gitattributes file.
-func saveRaw(in SaveInput, snap *Snapshot, treeAttrs bool, run func(string, []byte, ...string) (string, error),
-	writeTree func(string) (string, error), commit func(string, []string, string) (string, error)) error {
-	entries := map[string]IndexEntry{}
-	for _, idx := range snap.Indexes {
-		es, err := ReadIndex(idx, in.HashLen)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue
-			}
-			return err
-		}
-		for _, e := range es {
-			if e.Stage != 0 || e.Mode == 0o160000 || e.Mode == 0o120000 {
-				continue
-			}
-			entries[e.Path] = e
-		}
-	}
-	if len(entries) == 0 {
-		return nil
-	}
-	paths := make([]string, 0, len(entries))
-	for p := range entries {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	// What converts is read where git reads it for this worktree: its own
-	// configuration (system, global, the repository's, the worktree's,
-	// included files) and every attributes file (the worktree's, the
-	// repository's, the global and system ones). The clean has read once
-	// what every worktree without a configuration of its own shares.
-	all, check := false, true
-	if conv, ok := in.Shared.forWorktree(in.AdminDir); ok {
-		all = conv.all
-		// Without an attributes file that could say something, check-attr
-		// would answer "unspecified" for every path.
-		check = conv.outside || treeAttrs || present(filepath.Join(in.AdminDir, "info", "attributes"))
-	} else {
-		cfg, _ := run(filepath.Join(in.TmpDir, "index"), nil, "config", "-z", "--get-regexp", `^core\.(autocrlf|eol)$`)
-		for _, kv := range strings.Split(cfg, "\x00") {
-			k, v, _ := strings.Cut(kv, "\n")
-			switch strings.ToLower(k) {
-			case "core.autocrlf":
-				all = all || v != "false"
-			case "core.eol":
-				all = true
-			}
-		}
-		// GIT_CONFIG makes git config read that one file, not the ones
-		// the other commands read: what they convert is unknown.
-		if _, set := os.LookupEnv("GIT_CONFIG"); set {
-			all = true
-		}
-	}
-	cands := paths
-	if !all && !check {
-		cands = nil
-	} else if !all {
-		out, err := run(filepath.Join(in.TmpDir, "index"), []byte(strings.Join(paths, "\x00")+"\x00"),
-			"check-attr", "-z", "--stdin", "filter", "ident", "text", "eol", "crlf", "working-tree-encoding")
-		if err != nil {
-			return err
-		}
-		cands = nil
-		seen := map[string]bool{}
-		f := strings.Split(out, "\x00")
-		for i := 0; i+2 < len(f); i += 3 {
-			p, attr, val := f[i], f[i+1], f[i+2]
-			if val == "unspecified" || val == "unset" || attr == "text" && val == "" {
-				continue
-			}
-			if !seen[p] {
-				seen[p] = true
-				cands = append(cands, p)
-			}
-		}
-	}
-	var differ []string
-	snap.RawPaths = map[string]bool{}
-	for _, p := range cands {
-		data, err := os.ReadFile(filepath.Join(in.Dir, filepath.FromSlash(p)))
-		if err != nil {
-			continue // the proof reports what cannot be read
-		}
-		differ = append(differ, p)
-		if BlobID(data, in.HashLen) != entries[p].OID {
-			snap.RawPaths[p] = true
-		}
-	}
-	if len(differ) == 0 {
-		return nil
-	}
-	var list strings.Builder
-	for _, p := range differ {
-		list.WriteString(cQuote(p) + "\n")
-	}
-	out, err := run(filepath.Join(in.TmpDir, "index"), []byte(list.String()),
-		"hash-object", "-w", "--no-filters", "--stdin-paths")
-	if err != nil {
-		return err
-	}
-	oids := strings.Fields(out)
-	if len(oids) != len(differ) {
-		return fmt.Errorf("hash-object gave %d ids for %d files", len(oids), len(differ))
-	}
-	var info strings.Builder
-	for i, p := range differ {
-		fmt.Fprintf(&info, "%o %s\t%s\x00", entries[p].Mode, oids[i], p)
-	}
-	ridx := filepath.Join(in.TmpDir, "raw")
-	if _, err := run(ridx, []byte(info.String()), "update-index", "--add", "-z", "--index-info"); err != nil {
-		return err
-	}
-	tree, err := writeTree(ridx)
-	if err != nil {
-		return err
-	}
-	if snap.Raw, err = commit(tree, nil, "raw bytes on "+in.Msg); err != nil {
-		return err
-	}
-	snap.Indexes = append(snap.Indexes, ridx)
-	return nil
 }
