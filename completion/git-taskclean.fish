@@ -34,24 +34,26 @@ function __git_taskclean_stamps
 end
 
 complete -c git-taskclean -f
+# --undo, --restore, --backups and --expire-backups refuse the flags that
+# shape a clean: those are offered only until one of them is given.
 complete -c git-taskclean -l run -x -a '(__git_taskresume_runs)' -d 'The run ID to clean (required)'
-complete -c git-taskclean -l task -x -a '(__git_taskresume_tasks (__git_taskclean_run))' -d 'Force re-execution of task ID: delete its branch and worktree'
-complete -c git-taskclean -l all -d 'The whole run: every task branch, <run>-main, every worktree'
-complete -c git-taskclean -l completed -d 'Also remove the worktrees of complete tasks'
-complete -c git-taskclean -l older-than -x -d 'Only worktrees with no change for DURATION (30m, 24h)'
+complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l task -x -a '(__git_taskresume_tasks (__git_taskclean_run))' -d 'Force re-execution of task ID: delete its branch and worktree'
+complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l all -d 'The whole run: every task branch, <run>-main, every worktree'
+complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l completed -d 'Also remove the worktrees of complete tasks'
+complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l older-than -x -d 'Only worktrees with no change for DURATION (30m, 24h)'
 complete -c git-taskclean -l undo -d 'Put back what the last clean (or the clean STAMP) deleted'
 complete -c git-taskclean -n '__git_taskresume_prev_is --undo' -a '(__git_taskclean_stamps)' -d 'Stamp of the clean to undo'
 complete -c git-taskclean -l restore -x -a '(__git_taskresume_tasks (__git_taskclean_run))' -d 'Bring back the saved worktree of task ID or PATH'
 complete -c git-taskclean -l backups -d 'List every saved clean of the run and what it holds'
-complete -c git-taskclean -l ignore-live -d 'Also save and remove worktrees in which a live process works'
-complete -c git-taskclean -l drop-ignored -d 'Let ignored files past the save budget go unsaved'
+complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l ignore-live -d 'Also save and remove worktrees in which a live process works'
+complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l drop-ignored -d 'Let ignored files past the save budget go unsaved'
 complete -c git-taskclean -s n -l dry-run -d 'Print every action and change nothing'
 complete -c git-taskclean -l json -d 'Write one JSON document instead of the action lines'
-complete -c git-taskclean -l no-backup -d 'Do not save worktrees before removing them'
+complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l no-backup -d 'Do not save worktrees before removing them'
 complete -c git-taskclean -l expire-backups -x -d "Only delete the run's saved states older than DURATION"
-complete -c git-taskclean -l base -x -a '(__git_taskresume_refs)' -d 'Count own commits against REF'
-complete -c git-taskclean -l plan -r -F -d 'Read the plan from PATH or REV:PATH'
-complete -c git-taskclean -l remote -x -a '(__git_taskresume_remotes)' -d "Also read the run's branches from refs/remotes/NAME/"
+complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l base -x -a '(__git_taskresume_refs)' -d 'Count own commits against REF'
+complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l plan -r -F -d 'Read the plan from PATH or REV:PATH'
+complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l remote -x -a '(__git_taskresume_remotes)' -d "Also read the run's branches from refs/remotes/NAME/"
 complete -c git-taskclean -s h -l help -d 'Show help'
 complete -c git-taskclean -l version -d 'Print the version'
 

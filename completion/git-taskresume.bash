@@ -42,7 +42,16 @@ _git_taskclean () {
 		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#--task=}"
 		return ;;
 	-*)
-		__gitcomp "--run= --task= --all --completed --older-than= --undo --dry-run --json --no-backup --expire-backups= --remote= --base= --plan= --help"
+		local w
+		for w in "${words[@]}"; do
+			case "$w" in
+			--undo | --restore | --restore=* | --backups | --expire-backups | --expire-backups=*)
+				# These modes take none of the clean's own flags.
+				__gitcomp "--run= --dry-run --json --help"
+				return ;;
+			esac
+		done
+		__gitcomp "--run= --task= --all --completed --older-than= --undo --restore= --backups --ignore-live --drop-ignored --dry-run --json --no-backup --expire-backups= --remote= --base= --plan= --help"
 		return ;;
 	esac
 	case "$prev" in
