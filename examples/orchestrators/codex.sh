@@ -30,8 +30,13 @@
 set -euo pipefail
 
 run_hint="the **Run ID:** line of its plan"
+args=$(dirname "$0")/args.sh
+if [ ! -r "$args" ]; then
+  echo "error: $args not found: copy args.sh beside this script" >&2
+  exit 2
+fi
 # shellcheck source=args.sh
-. "$(dirname "$0")/args.sh"
+. "$args"
 if ! command -v jq >/dev/null; then
   echo "error: jq not found: install jq (this script reads git taskresume --json with it)" >&2
   exit 2

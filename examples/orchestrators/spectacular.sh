@@ -24,8 +24,13 @@
 set -euo pipefail
 
 run_hint="the first field of its specs/<run>-<feature>/ directory"
+args=$(dirname "$0")/args.sh
+if [ ! -r "$args" ]; then
+  echo "error: $args not found: copy args.sh beside this script" >&2
+  exit 2
+fi
 # shellcheck source=args.sh
-. "$(dirname "$0")/args.sh"
+. "$args"
 
 # Ask first: a run the tools cannot read (no plan, a plan error) stops here,
 # before anything is removed. --next reads the plan wherever the plugin put
