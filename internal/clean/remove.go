@@ -15,13 +15,32 @@ import (
 // chose not to save): a live process that appeared meanwhile keeps it; the
 // directory is renamed to its deleting name (a rerun after a crash finishes
 // the deletion: its save is recorded), deleted here without following
-// symbolic links, and its admin entry dropped.
+// symbolic links, and its admin entry dropped. It is the step "remove
+// second" of docs/DESIGN.md, "No loss: how the clean removes".
 //
 // Deleting a directory is the long part (a system call per file): a few
 // deletions run at once (workers), each started only after its directory
 // is renamed for deletion, while what the clean records of each (its
 // action, the crash tests' step) follows the targets' order.
 func (c *cleaner) removeAll(targets []*Target) {
+	live := c.lastLook(targets)
+	q := &removals{parallel: workers(len(targets))}
+	defer q.finish(0)
+	for _, t := range targets {
+		if t.skip != nil {
+			continue
+		}
+		if !t.ok && !c.opts.NoBackup && !c.opts.DryRun {
+			continue // not saved: never removed
+		}
+		c.removeOne(q, t, live)
+	}
+}
+
+// lastLook reads which processes work in the directories set aside, just
+// before they are removed: the last look in /proc of docs/DESIGN.md, "No
+// loss: how the clean removes" (none in a dry run or with --ignore-live).
+func (c *cleaner) lastLook(targets []*Target) map[string][]worktree.Proc {
 	var asides []string
 	for _, t := range targets {
 		if t.aside != "" && t.skip == nil {
@@ -32,122 +51,158 @@ func (c *cleaner) removeAll(targets []*Target) {
 	if !c.opts.DryRun && !c.opts.IgnoreLive && len(asides) > 0 {
 		live, _ = worktree.LiveIn(asides)
 	}
-	// pending are the targets whose removal started and is not yet
-	// recorded, oldest first; finish records the oldest.
-	type removal struct {
-		done   chan error // nil: nothing runs in the background
-		finish func(error)
+	return live
+}
+
+// removals are the removals removeAll started and has not yet recorded,
+// oldest first: at most parallel of them run at once, and each is recorded
+// (its finish called) in the order it was queued.
+type removals struct {
+	pending  []*removal
+	parallel int
+}
+
+// removal is one queued removal: the work running in the background, if
+// any, and what records it.
+type removal struct {
+	done   chan error // nil: nothing runs in the background
+	finish func(error)
+}
+
+// finish records the oldest removals, waiting for each, until keep are
+// left.
+func (q *removals) finish(keep int) {
+	for len(q.pending) > keep {
+		r := q.pending[0]
+		q.pending = q.pending[1:]
+		var err error
+		if r.done != nil {
+			err = <-r.done
+		}
+		r.finish(err)
 	}
-	var pending []*removal
-	parallel := workers(len(targets))
-	finish := func(keep int) {
-		for len(pending) > keep {
-			r := pending[0]
-			pending = pending[1:]
-			var err error
-			if r.done != nil {
-				err = <-r.done
+}
+
+// queue starts work (when not nil) in the background and queues fin to
+// record it with work's error, then records the oldest removals until
+// fewer than parallel are pending.
+func (q *removals) queue(work func() error, fin func(error)) {
+	r := &removal{finish: fin}
+	if work != nil {
+		r.done = make(chan error, 1)
+		go func() { r.done <- work() }()
+	}
+	q.pending = append(q.pending, r)
+	q.finish(q.parallel - 1)
+}
+
+// removeOne queues the removal of one target: in a dry run only its
+// action; a target in which the last look found a process goes back; an
+// entry without a directory of its own is pruned; a directory is renamed
+// to its deleting name and deleted (deleteRenamed).
+func (c *cleaner) removeOne(q *removals, t *Target, live map[string][]worktree.Proc) {
+	w := t.W
+	a := c.removeAction(t)
+	if c.opts.DryRun {
+		if t.Kind == kindRemove {
+			a.Bytes, _ = worktree.DiskUsage(w.Path)
+		}
+		q.queue(nil, func(error) { c.add(a) })
+		return
+	}
+	if procs := live[t.aside]; len(procs) > 0 {
+		q.queue(nil, func(error) { c.keepLive(t, procs) })
+		return
+	}
+	removed := func(err error) { c.recordRemoved(t, a, err) }
+	prune := func() error { return worktree.PruneEntryAt(c.repo.CommonDir, w.Path, w.AdminDir) }
+	if t.Kind != kindRemove {
+		q.queue(prune, removed)
+		return
+	}
+	gone := w.Path + deletingSuffix
+	if err := os.Rename(t.aside, gone); err != nil {
+		q.queue(nil, func(error) { removed(err) })
+		return
+	}
+	t.aside = ""
+	q.queue(func() error { return deleteRenamed(gone, a, prune) }, func(err error) { c.recordDeleted(t, a, err) })
+}
+
+// removeAction is the action that reports a target's removal: a removed
+// directory with the ignored files that go unsaved (regenerated ones, and
+// with --drop-ignored those past the budget), or an entry pruned.
+func (c *cleaner) removeAction(t *Target) *Action {
+	w := t.W
+	a := &Action{Op: OpRemoveWorktree, Task: w.TaskID(), Path: w.Path}
+	switch t.Kind {
+	case kindMissing:
+		a.Op, a.Reason = OpPruneWorktree, "directory was missing; its HEAD, index and admin entry are saved (if it was moved, `git worktree repair <new path>` would have kept it; --restore brings the saved state back)"
+	case kindBroken:
+		a.Op, a.Reason = OpPruneWorktree, "its admin entry is damaged ("+w.Error+"); only the entry goes, "+w.Path+" is not touched"
+	default:
+		plan := t.dryIgnored
+		if t.snap != nil {
+			plan = &t.snap.IgnoredPlan
+		}
+		if plan != nil {
+			a.Ignored = append(a.Ignored, plan.Regenerated...)
+			if c.opts.DropIgnored {
+				a.Ignored = append(a.Ignored, plan.TooBig...)
 			}
-			r.finish(err)
+		} else {
+			a.Ignored = w.Ignored
 		}
 	}
-	queue := func(work func() error, fin func(error)) {
-		r := &removal{finish: fin}
-		if work != nil {
-			r.done = make(chan error, 1)
-			go func() { r.done <- work() }()
-		}
-		pending = append(pending, r)
-		finish(parallel - 1)
+	return a
+}
+
+// keepLive puts back a target in which a process started working during
+// the clean, and says so with the processes' ids.
+func (c *cleaner) keepLive(t *Target, procs []worktree.Proc) {
+	c.putBack(t)
+	s := c.skip(t, "a process started working in it during the clean: "+describeProcs(procs)+"; its save is kept")
+	for _, p := range procs {
+		s.Pids = append(s.Pids, p.PID)
 	}
-	defer finish(0)
-	for _, t := range targets {
-		if t.skip != nil {
-			continue
-		}
-		if !t.ok && !c.opts.NoBackup && !c.opts.DryRun {
-			continue // not saved: never removed
-		}
-		t := t
-		w := t.W
-		a := &Action{Op: OpRemoveWorktree, Task: w.TaskID(), Path: w.Path}
-		switch t.Kind {
-		case kindMissing:
-			a.Op, a.Reason = OpPruneWorktree, "directory was missing; its HEAD, index and admin entry are saved (if it was moved, `git worktree repair <new path>` would have kept it; --restore brings the saved state back)"
-		case kindBroken:
-			a.Op, a.Reason = OpPruneWorktree, "its admin entry is damaged ("+w.Error+"); only the entry goes, "+w.Path+" is not touched"
-		default:
-			plan := t.dryIgnored
-			if t.snap != nil {
-				plan = &t.snap.IgnoredPlan
-			}
-			if plan != nil {
-				a.Ignored = append(a.Ignored, plan.Regenerated...)
-				if c.opts.DropIgnored {
-					a.Ignored = append(a.Ignored, plan.TooBig...)
-				}
-			} else {
-				a.Ignored = w.Ignored
-			}
-		}
-		if c.opts.DryRun {
-			if t.Kind == kindRemove {
-				a.Bytes, _ = worktree.DiskUsage(w.Path)
-			}
-			queue(nil, func(error) { c.add(a) })
-			continue
-		}
-		if procs := live[t.aside]; len(procs) > 0 {
-			queue(nil, func(error) {
-				c.putBack(t)
-				s := c.skip(t, "a process started working in it during the clean: "+describeProcs(procs)+"; its save is kept")
-				for _, p := range procs {
-					s.Pids = append(s.Pids, p.PID)
-				}
-			})
-			continue
-		}
-		removed := func(err error) {
-			if err != nil {
-				c.skip(t, "cannot remove it: "+shortErr(err)+" (its save is kept; rerun git taskclean)")
-				return
-			}
-			t.done, t.locked = true, false
-			a.Done = true
-			c.add(a)
-			c.steps.step()
-		}
-		prune := func() error { return worktree.PruneEntryAt(c.repo.CommonDir, w.Path, w.AdminDir) }
-		if t.Kind != kindRemove {
-			queue(prune, removed)
-			continue
-		}
-		gone := w.Path + deletingSuffix
-		if err := os.Rename(t.aside, gone); err != nil {
-			queue(nil, func(error) { removed(err) })
-			continue
-		}
-		t.aside = ""
-		queue(func() error {
-			// Read by the worker before it deletes: finish reads it
-			// after the worker is done.
-			a.Bytes, _ = worktree.DiskUsage(gone)
-			if err := os.RemoveAll(gone); err != nil {
-				return &deleteError{gone, err}
-			}
-			return prune()
-		}, func(err error) {
-			var de *deleteError
-			if errors.As(err, &de) {
-				// Saved and recorded: the entry keeps its mark, so a
-				// rerun finishes the deletion.
-				t.locked = false
-				c.skip(t, "cannot delete "+de.path+": "+shortErr(de.err)+"; its save is recorded; rerun git taskclean to finish")
-				return
-			}
-			removed(err)
-		})
+}
+
+// deleteRenamed deletes a directory renamed to its deleting name, gone,
+// and prunes its entry (the worker's part). What the directory took is
+// read into a before it is deleted: recordDeleted reads it after the
+// worker is done.
+func deleteRenamed(gone string, a *Action, prune func() error) error {
+	a.Bytes, _ = worktree.DiskUsage(gone)
+	if err := os.RemoveAll(gone); err != nil {
+		return &deleteError{gone, err}
 	}
+	return prune()
+}
+
+// recordDeleted records the deletion of a renamed directory: one that could
+// not be deleted keeps its entry's mark, so that a rerun finishes the
+// deletion (saved and recorded); otherwise as recordRemoved.
+func (c *cleaner) recordDeleted(t *Target, a *Action, err error) {
+	var de *deleteError
+	if errors.As(err, &de) {
+		t.locked = false
+		c.skip(t, "cannot delete "+de.path+": "+shortErr(de.err)+"; its save is recorded; rerun git taskclean to finish")
+		return
+	}
+	c.recordRemoved(t, a, err)
+}
+
+// recordRemoved records a target's removal, or keeps it (its save stays)
+// when err says it could not be removed.
+func (c *cleaner) recordRemoved(t *Target, a *Action, err error) {
+	if err != nil {
+		c.skip(t, "cannot remove it: "+shortErr(err)+" (its save is kept; rerun git taskclean)")
+		return
+	}
+	t.done, t.locked = true, false
+	a.Done = true
+	c.add(a)
+	c.steps.step()
 }
 
 // deleteError is a directory renamed for deletion that could not be

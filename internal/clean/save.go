@@ -22,12 +22,13 @@ import (
 // the worktree's files, and returns the ref updates that record the saves
 // (with those of the branches and claims that go, when sel is given). Its
 // error is for what stops every save (the commit writer died): the clean
-// then stops, and every worktree aside goes back.
+// then stops, and every worktree aside goes back. It is the steps "save
+// from the stopped directory" and "prove the save against the directory"
+// of docs/DESIGN.md, "No loss: how the clean removes".
 func (c *cleaner) saveAll(targets []*Target, sel *Selection) ([]gitcmd.RefUpdate, error) {
 	if c.names == nil {
 		c.names = newNamer()
 	}
-	names := c.names
 	var saves []gitcmd.RefUpdate
 	if sel != nil && c.res.Resumed != "" {
 		// Link this clean to the interrupted one it follows, so that --undo
@@ -48,70 +49,112 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) ([]gitcmd.RefUpdate
 		if t.skip != nil || c.opts.NoBackup {
 			continue
 		}
-		w := t.W
-		// One name for every save of this worktree (worktree/, ignored/,
-		// raw/, admin/), so that a restore pairs them without guessing.
-		name := strings.TrimPrefix(names.name(c.prefix+"worktree/", filepath.Base(w.Path)), c.prefix+"worktree/")
-		a := &Action{Op: OpSaveWorktree, Task: w.TaskID(), Path: w.Path, Staged: w.Staged, Unstaged: w.Unstaged, Untracked: w.Untracked,
-			Ref: c.prefix + "worktree/" + name}
-		if c.opts.DryRun {
-			// What the save would hold, as the state read it.
-			t.ok = true
-			a.Command = c.restoreCommand(w.Path)
-			c.add(a)
-			if t.Kind == kindRemove {
-				plan := worktree.PlanIgnored(w.Path, w.Ignored, c.opts.Budget)
-				t.dryIgnored = &plan
-				if len(plan.Save) > 0 {
-					c.add(&Action{Op: OpSaveIgnored, Task: w.TaskID(), Path: w.Path, Ref: c.prefix + "ignored/" + name, Ignored: plan.Save})
-				}
-			}
-			continue
+		refs, err := c.takeSave(t, done[t])
+		if err != nil {
+			return nil, err
 		}
-		r := done[t]
-		snap, admin := r.snap, r.admin
-		if r.err != nil {
-			c.putBack(t)
-			c.skip(t, "cannot save it: "+gitcmd.OneLine(r.err))
-			if werr := c.shared.Err(); werr != nil {
-				return nil, fmt.Errorf("save %s: %w; nothing of this round was removed", w.Path, werr)
-			}
-			continue
-		}
-		if r.unproven != "" {
-			c.putBack(t)
-			c.skip(t, r.unproven)
-			continue
-		}
-		t.snap, t.admin, t.ok = snap, admin, true
-		if snap.Commit != "" {
-			a.Staged, a.Unstaged, a.Untracked, a.Commit = snap.Staged, snap.Unstaged, snap.Untracked, snap.Commit
-			a.Command = c.restoreCommand(w.Path)
-			c.add(a)
-			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: snap.Commit})
-		}
-		if snap.Ignored != "" {
-			ia := c.add(&Action{Op: OpSaveIgnored, Task: w.TaskID(), Path: w.Path, Commit: snap.Ignored,
-				Ref: c.prefix + "ignored/" + name, Ignored: snap.IgnoredPlan.Save})
-			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: ia.Ref, New: ia.Commit})
-		}
-		if snap.Raw != "" {
-			ra := c.add(&Action{Op: OpSaveRaw, Task: w.TaskID(), Path: w.Path, Commit: snap.Raw,
-				Ref: c.prefix + "raw/" + name, Reason: fmt.Sprintf("%s git may convert (filter, line endings, ident), as they are on disk", ui.Plural(len(snap.RawPaths), "file"))})
-			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: ra.Ref, New: ra.Commit})
-		}
-		if admin != "" {
-			aa := c.add(&Action{Op: OpSaveAdmin, Task: w.TaskID(), Path: w.Path, Commit: admin,
-				Ref: c.prefix + "admin/" + name, Reason: adminWhat(t)})
-			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: aa.Ref, New: aa.Commit})
-		}
+		saves = append(saves, refs...)
 	}
 	if sel == nil {
 		return saves, nil
 	}
-	// A deleted branch's tip is recorded even with --no-backup: it is one
-	// ref, --undo can put the branch back, and the report needs it to know
-	// that the commits another branch still holds were discarded.
+	saves = append(saves, c.branchSaves(sel)...)
+	if c.opts.NoBackup {
+		return saves, nil
+	}
+	saves = append(saves, c.reflogSaves(sel)...)
+	// Claims were saved as they were dropped, before any worktree.
+	return saves, nil
+}
+
+// takeSave adds the actions of one target's save and returns the ref
+// updates that record it. In a dry run r is nil and the actions say what
+// the save would hold; a save that failed or that the proof does not hold
+// puts the worktree back and keeps it (see docs/DESIGN.md, "No loss: how
+// the clean removes"). Its error is the commit writer's, which stops
+// every save.
+func (c *cleaner) takeSave(t *Target, r *saved) ([]gitcmd.RefUpdate, error) {
+	w := t.W
+	// One name for every save of this worktree (worktree/, ignored/,
+	// raw/, admin/), so that a restore pairs them without guessing.
+	name := strings.TrimPrefix(c.names.name(c.prefix+"worktree/", filepath.Base(w.Path)), c.prefix+"worktree/")
+	a := &Action{Op: OpSaveWorktree, Task: w.TaskID(), Path: w.Path, Staged: w.Staged, Unstaged: w.Unstaged, Untracked: w.Untracked,
+		Ref: c.prefix + "worktree/" + name}
+	if c.opts.DryRun {
+		c.planSave(t, a, name)
+		return nil, nil
+	}
+	if r.err != nil {
+		c.putBack(t)
+		c.skip(t, "cannot save it: "+gitcmd.OneLine(r.err))
+		if werr := c.shared.Err(); werr != nil {
+			return nil, fmt.Errorf("save %s: %w; nothing of this round was removed", w.Path, werr)
+		}
+		return nil, nil
+	}
+	if r.unproven != "" {
+		c.putBack(t)
+		c.skip(t, r.unproven)
+		return nil, nil
+	}
+	t.snap, t.admin, t.ok = r.snap, r.admin, true
+	return c.savedRefs(t, a, name), nil
+}
+
+// planSave adds, in a dry run, the actions of what a target's save would
+// hold, as the state read it: its work a, and the ignored files a save
+// would keep.
+func (c *cleaner) planSave(t *Target, a *Action, name string) {
+	w := t.W
+	t.ok = true
+	a.Command = c.restoreCommand(w.Path)
+	c.add(a)
+	if t.Kind == kindRemove {
+		plan := worktree.PlanIgnored(w.Path, w.Ignored, c.opts.Budget)
+		t.dryIgnored = &plan
+		if len(plan.Save) > 0 {
+			c.add(&Action{Op: OpSaveIgnored, Task: w.TaskID(), Path: w.Path, Ref: c.prefix + "ignored/" + name, Ignored: plan.Save})
+		}
+	}
+}
+
+// savedRefs adds the actions of a target's proven save (its work a, its
+// ignored files, the raw bytes of files git converts, its admin entry's
+// state) and returns a ref update for each.
+func (c *cleaner) savedRefs(t *Target, a *Action, name string) []gitcmd.RefUpdate {
+	w, snap := t.W, t.snap
+	var saves []gitcmd.RefUpdate
+	if snap.Commit != "" {
+		a.Staged, a.Unstaged, a.Untracked, a.Commit = snap.Staged, snap.Unstaged, snap.Untracked, snap.Commit
+		a.Command = c.restoreCommand(w.Path)
+		c.add(a)
+		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: snap.Commit})
+	}
+	if snap.Ignored != "" {
+		ia := c.add(&Action{Op: OpSaveIgnored, Task: w.TaskID(), Path: w.Path, Commit: snap.Ignored,
+			Ref: c.prefix + "ignored/" + name, Ignored: snap.IgnoredPlan.Save})
+		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: ia.Ref, New: ia.Commit})
+	}
+	if snap.Raw != "" {
+		ra := c.add(&Action{Op: OpSaveRaw, Task: w.TaskID(), Path: w.Path, Commit: snap.Raw,
+			Ref: c.prefix + "raw/" + name, Reason: fmt.Sprintf("%s git may convert (filter, line endings, ident), as they are on disk", ui.Plural(len(snap.RawPaths), "file"))})
+		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: ra.Ref, New: ra.Commit})
+	}
+	if t.admin != "" {
+		aa := c.add(&Action{Op: OpSaveAdmin, Task: w.TaskID(), Path: w.Path, Commit: t.admin,
+			Ref: c.prefix + "admin/" + name, Reason: adminWhat(t)})
+		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: aa.Ref, New: aa.Commit})
+	}
+	return saves
+}
+
+// branchSaves adds the saves of the branches the clean deletes and returns
+// their ref updates. A deleted branch's tip is recorded even with
+// --no-backup: it is one ref, --undo can put the branch back, and the
+// report needs it to know that the commits another branch still holds were
+// discarded.
+func (c *cleaner) branchSaves(sel *Selection) []gitcmd.RefUpdate {
+	var saves []gitcmd.RefUpdate
 	for _, bt := range sel.Branches {
 		// A branch name is a valid ref name already: saved as it is, so
 		// --undo brings it back under the same name.
@@ -120,15 +163,18 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) ([]gitcmd.RefUpdate
 		a.Command = "git branch " + ui.ShellQuote(bt.B.Name) + " " + bt.B.OID
 		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: bt.B.OID})
 	}
-	if c.opts.NoBackup {
-		return saves, nil
-	}
-	// Commits only a deleted branch's reflog names (a task branch reset
-	// past its work), read before anything changed.
+	return saves
+}
+
+// reflogSaves adds the saves of the commits only a deleted branch's reflog
+// names (a task branch reset past its work), read before anything changed,
+// and returns their ref updates.
+func (c *cleaner) reflogSaves(sel *Selection) []gitcmd.RefUpdate {
 	task := map[string]string{}
 	for _, bt := range sel.Branches {
 		task[bt.B.Name] = bt.Task
 	}
+	var saves []gitcmd.RefUpdate
 	for _, name := range sortedNames(c.lost) {
 		for k, tip := range c.lost[name].Tips {
 			a := c.add(&Action{Op: OpSaveReflog, Task: task[name], Branch: name, Commit: tip,
@@ -138,8 +184,7 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) ([]gitcmd.RefUpdate
 			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: tip})
 		}
 	}
-	// Claims were saved as they were dropped, before any worktree.
-	return saves, nil
+	return saves
 }
 
 func adminWhat(t *Target) string {

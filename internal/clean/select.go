@@ -110,47 +110,38 @@ const (
 // Select decides what a clean saves and removes. It refuses (an input
 // error: nothing has changed) to delete a branch that a worktree which stays
 // has checked out or is rebasing: git would be left with a worktree on a
-// branch that no longer exists.
+// branch that no longer exists. It is the step "select without side
+// effects" of docs/DESIGN.md, "No loss: how the clean removes": the
+// worktrees first, then the branches, then the claims.
 func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bool) (*Selection, error) {
 	sel := &Selection{}
-	done := map[string]bool{}
-	for _, s := range st.States {
-		if s.Status.Done() {
-			done[s.Task.ID] = true
-		}
+	cands, staying := sel.worktreeCandidates(st, opts, obs, wantTask)
+	sel.Targets = nestTargets(cands, obs, staying, func(t *Target, why string) { sel.skipWorktree(t.W, why, obs) })
+	brs := branchesToDelete(st, opts, wantTask)
+	holders := branchHolders(obs, sel.Targets, staying)
+	if err := sel.takeBranches(brs, holders); err != nil {
+		return nil, err
 	}
-	named := func(w *resume.Worktree) bool { return opts.All || wantTask[w.Task] }
+	sel.Claims = claimsToDrop(st, opts, wantTask)
+	return sel, nil
+}
+
+// worktreeCandidates goes through the run's worktrees: those the options
+// select and nothing keeps are the candidate targets (before nestTargets
+// weighs worktrees inside others); the others are skipped, with their
+// reason, and returned in staying (path -> why it stays). A worktree the
+// clean cannot fully see is never a candidate, whatever the flags (see
+// docs/DESIGN.md, "No loss: how the clean removes").
+func (sel *Selection) worktreeCandidates(st *resume.State, opts Options, obs Observed, wantTask map[string]bool) ([]*Target, map[string]string) {
+	done := doneTasks(st)
 	staying := map[string]string{} // path -> why it stays
 	var cands []*Target
 	for _, w := range st.Report.Worktrees {
-		selected := false
-		switch {
-		case opts.All:
-			selected = true
-		case w.Shared:
-			// The orchestrator's workspace, holding the plan: the next
-			// resume needs it, whichever task's branch it has checked out
-			// (a --task naming that task is refused below, as for any
-			// branch a staying worktree holds). Only the whole run takes it.
-		case len(wantTask) > 0:
-			selected = wantTask[w.Task]
-		case w.Outside:
-			// Put outside the worktree folder by hand (a review checkout):
-			// taken only when its task is named, never as stale.
-		default:
-			selected = w.Stale || w.StaleLocked || (opts.Completed && done[w.Task])
-		}
-		if !selected {
+		if !worktreeSelected(w, opts, wantTask, done) {
 			staying[w.Path] = "not selected"
 			continue
 		}
-		skip := skipReason(w, opts, obs, named(w))
-		if cl := st.Claims[w.Task]; skip == "" && !named(w) && cl != nil && (!cl.Expired || cl.Cached) {
-			// --completed, or a stale worktree of a task claimed anew: a
-			// live claim says its holder may still be at work.
-			skip = "task " + w.Task + " is claimed by " + cl.Holder + "; --task " + w.TaskID() + " takes it all the same"
-		}
-		if skip != "" {
+		if skip := keepReason(st, w, opts, obs, opts.All || wantTask[w.Task]); skip != "" {
 			sel.skipWorktree(w, skip, obs)
 			staying[w.Path] = skip
 			continue
@@ -164,9 +155,60 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 		}
 		cands = append(cands, t)
 	}
-	sel.Targets = nestTargets(cands, obs, staying, func(t *Target, why string) { sel.skipWorktree(t.W, why, obs) })
+	return cands, staying
+}
 
-	// Branches.
+// doneTasks lists the tasks of the run that are done.
+func doneTasks(st *resume.State) map[string]bool {
+	done := map[string]bool{}
+	for _, s := range st.States {
+		if s.Status.Done() {
+			done[s.Task.ID] = true
+		}
+	}
+	return done
+}
+
+// worktreeSelected says whether the options take worktree w: --all takes
+// every one, --task those of the tasks named, and otherwise the stale ones
+// (and with --completed those of finished tasks).
+func worktreeSelected(w *resume.Worktree, opts Options, wantTask, done map[string]bool) bool {
+	switch {
+	case opts.All:
+		return true
+	case w.Shared:
+		// The orchestrator's workspace, holding the plan: the next
+		// resume needs it, whichever task's branch it has checked out
+		// (a --task naming that task is refused by branchHolders, as for
+		// any branch a staying worktree holds). Only the whole run takes it.
+		return false
+	case len(wantTask) > 0:
+		return wantTask[w.Task]
+	case w.Outside:
+		// Put outside the worktree folder by hand (a review checkout):
+		// taken only when its task is named, never as stale.
+		return false
+	default:
+		return w.Stale || w.StaleLocked || (opts.Completed && done[w.Task])
+	}
+}
+
+// keepReason says why a selected worktree must stay, or "": skipReason,
+// or, for a worktree whose task was not named, a live claim of its task.
+func keepReason(st *resume.State, w *resume.Worktree, opts Options, obs Observed, named bool) string {
+	skip := skipReason(w, opts, obs, named)
+	if cl := st.Claims[w.Task]; skip == "" && !named && cl != nil && (!cl.Expired || cl.Cached) {
+		// --completed, or a stale worktree of a task claimed anew: a
+		// live claim says its holder may still be at work.
+		skip = "task " + w.Task + " is claimed by " + cl.Holder + "; --task " + w.TaskID() + " takes it all the same"
+	}
+	return skip
+}
+
+// branchesToDelete lists the branches the options name: every branch of
+// the run with --all, else the branches (duplicates included) of the tasks
+// named.
+func branchesToDelete(st *resume.State, opts Options, wantTask map[string]bool) []BranchTarget {
 	var brs []BranchTarget
 	if opts.All {
 		for _, b := range st.TaskBranches {
@@ -175,44 +217,32 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 		if st.MainBranch != nil {
 			brs = append(brs, BranchTarget{B: *st.MainBranch})
 		}
-	} else {
-		for _, s := range st.States {
-			if !wantTask[s.Task.ID] {
-				continue
-			}
-			if s.Branch != nil {
-				brs = append(brs, BranchTarget{B: *s.Branch, Task: s.Task.ID})
-			}
-			for _, b := range s.Duplicates {
-				brs = append(brs, BranchTarget{B: b, Task: s.Task.ID})
-			}
+		return brs
+	}
+	for _, s := range st.States {
+		if !wantTask[s.Task.ID] {
+			continue
+		}
+		if s.Branch != nil {
+			brs = append(brs, BranchTarget{B: *s.Branch, Task: s.Task.ID})
+		}
+		for _, b := range s.Duplicates {
+			brs = append(brs, BranchTarget{B: b, Task: s.Task.ID})
 		}
 	}
-	// Who holds each branch among the worktrees that stay: every worktree
-	// of the repository that is not a target.
+	return brs
+}
+
+// branchHolders says who holds each branch among the worktrees that stay
+// (every worktree of the repository that is not a target): branch ->
+// the text refusing its deletion, which names the way to free it.
+func branchHolders(obs Observed, targets []*Target, staying map[string]string) map[string]string {
 	targetPath := map[string]bool{}
-	for _, t := range sel.Targets {
+	for _, t := range targets {
 		targetPath[t.W.Path] = true
 	}
 	holders := map[string]string{} // branch -> refusal text
-	paths := make([]string, 0, len(obs.Branches)+len(obs.InProgress))
-	for p := range obs.Branches {
-		paths = append(paths, p)
-	}
-	for p := range obs.InProgress {
-		if _, ok := obs.Branches[p]; !ok {
-			paths = append(paths, p)
-		}
-	}
-	for p := range obs.Held {
-		if _, ok := obs.Branches[p]; !ok {
-			if _, ok := obs.InProgress[p]; !ok {
-				paths = append(paths, p)
-			}
-		}
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
+	for _, p := range holderPaths(obs) {
 		if targetPath[p] {
 			continue
 		}
@@ -233,6 +263,37 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 			}
 		}
 	}
+	return holders
+}
+
+// holderPaths lists, sorted, every worktree that may hold a branch: one
+// with a branch checked out, an operation in progress or branches an
+// operation will update.
+func holderPaths(obs Observed) []string {
+	paths := make([]string, 0, len(obs.Branches)+len(obs.InProgress))
+	for p := range obs.Branches {
+		paths = append(paths, p)
+	}
+	for p := range obs.InProgress {
+		if _, ok := obs.Branches[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	for p := range obs.Held {
+		if _, ok := obs.Branches[p]; !ok {
+			if _, ok := obs.InProgress[p]; !ok {
+				paths = append(paths, p)
+			}
+		}
+	}
+	sort.Strings(paths)
+	return paths
+}
+
+// takeBranches selects the branches to delete: a remote-tracking branch is
+// skipped (never deleted), and a branch a worktree that stays holds refuses
+// the whole clean, an input error before anything changed.
+func (sel *Selection) takeBranches(brs []BranchTarget, holders map[string]string) error {
 	for _, bt := range brs {
 		if bt.B.Remote != "" {
 			sel.Skips = append(sel.Skips, &Action{Op: OpSkipBranch, Task: bt.Task, Branch: bt.B.Remote + "/" + bt.B.Name,
@@ -240,27 +301,32 @@ func Select(st *resume.State, opts Options, obs Observed, wantTask map[string]bo
 			continue
 		}
 		if msg, ok := holders[bt.B.Name]; ok {
-			return nil, &exit.BadInputError{Msg: "refusing to delete " + msg}
+			return &exit.BadInputError{Msg: "refusing to delete " + msg}
 		}
 		sel.Branches = append(sel.Branches, bt)
 	}
+	return nil
+}
 
-	// Claims: an expired one is dead; --task and --all drop their tasks'.
-	// A live claim of a finished task stays: by the completion rule a task
-	// is done at its first commit, while its holder may still be working
-	// (it releases the claim, or the claim expires).
+// claimsToDrop lists, by task, the claims the clean drops: an expired one
+// is dead; --task and --all drop their tasks'. A live claim of a finished
+// task stays: by the completion rule a task is done at its first commit,
+// while its holder may still be working (it releases the claim, or the
+// claim expires).
+func claimsToDrop(st *resume.State, opts Options, wantTask map[string]bool) []*claims.Claim {
 	ids := make([]string, 0, len(st.Claims))
 	for id := range st.Claims {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	var out []*claims.Claim
 	for _, id := range ids {
 		c := st.Claims[id]
 		if opts.All || c.Expired || wantTask[id] {
-			sel.Claims = append(sel.Claims, c)
+			out = append(out, c)
 		}
 	}
-	return sel, nil
+	return out
 }
 
 func (sel *Selection) skipWorktree(w *resume.Worktree, reason string, obs Observed) {
