@@ -35,6 +35,7 @@ func recoverLeftovers(ctx context.Context, repo *gitcmd.Repo, run string, lock *
 // recovering reads it again then.
 func recoverChanged(ctx context.Context, repo *gitcmd.Repo, run string, lock *Lock) ([]*Action, bool, error) {
 	var acts []*Action
+	var recorded recordedSaves
 	changed := false
 	note := func(path, what string) {
 		changed = true
@@ -104,11 +105,19 @@ func recoverChanged(ctx context.Context, repo *gitcmd.Repo, run string, lock *Lo
 			}
 		}
 		if missing {
-			if _, err := os.Lstat(path + deletingSuffix); err == nil {
+			_, err := os.Lstat(path + deletingSuffix)
+			deleting := err == nil
+			if deleting {
 				// Renamed so only after its save was recorded.
 				if err := os.RemoveAll(path + deletingSuffix); err != nil {
 					return acts, true, errors.New("finish removing " + path + deletingSuffix + ": " + shortErr(err))
 				}
+			}
+			// Or deleted whole before the clean died, its entry not yet
+			// dropped: what is left (HEAD and index) must not be saved
+			// again, or that save, newer, would stand before the recorded
+			// one in --undo and --restore.
+			if deleting || recorded.has(ctx, repo, run, lock, path) {
 				if err := worktree.PruneEntry(repo.CommonDir, path); err != nil {
 					return acts, true, err
 				}
@@ -121,4 +130,35 @@ func recoverChanged(ctx context.Context, repo *gitcmd.Repo, run string, lock *Lo
 		}
 	}
 	return acts, changed, nil
+}
+
+// recordedSaves answers, reading the saves once and only when asked,
+// whether the interrupted clean recorded a save of a worktree's path.
+type recordedSaves struct {
+	read  bool
+	paths map[string]bool
+}
+
+func (r *recordedSaves) has(ctx context.Context, repo *gitcmd.Repo, run string, lock *Lock, path string) bool {
+	if lock == nil || lock.Interrupted == "" {
+		return false
+	}
+	if !r.read {
+		r.read, r.paths = true, map[string]bool{}
+		bs, err := readBackups(ctx, repo, run)
+		if err != nil {
+			return false // unknown: the worktree is saved again, as before
+		}
+		for _, b := range bs {
+			if b.Stamp != lock.Interrupted {
+				continue
+			}
+			for _, it := range b.Saves {
+				if it.Kind == "worktree" {
+					r.paths[filepath.Clean(it.Path)] = true
+				}
+			}
+		}
+	}
+	return r.paths[filepath.Clean(path)]
 }
