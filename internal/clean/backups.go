@@ -20,13 +20,31 @@ type Backup struct {
 	Saves     []*SavedItem `json:"saves"`
 }
 
+// SaveKind is what a saved item is: the folder of its ref under
+// refs/taskclean/<run>/<stamp>/, and the "kind" of --backups --json.
+type SaveKind string
+
+const (
+	SavedWorktree SaveKind = "worktree" // files, index and HEAD, stash-shaped
+	SavedIgnored  SaveKind = "ignored"  // ignored files within the budget
+	SavedRaw      SaveKind = "raw"      // bytes of files git converts
+	SavedAdmin    SaveKind = "admin"    // what the admin entry holds
+	SavedBranch   SaveKind = "branch"   // a deleted branch's tip
+	SavedReflog   SaveKind = "reflog"   // what only a branch's reflog held
+	SavedClaim    SaveKind = "claim"    // a dropped claim
+)
+
+// AllSaveKinds lists every SaveKind.
+func AllSaveKinds() []SaveKind {
+	return []SaveKind{SavedWorktree, SavedIgnored, SavedRaw, SavedAdmin, SavedBranch, SavedReflog, SavedClaim}
+}
+
 // SavedItem is one saved thing of a backup.
 type SavedItem struct {
-	// Kind: worktree, ignored, admin, branch, claim.
-	Kind   string `json:"kind"`
-	Name   string `json:"name"`
-	Ref    string `json:"ref"`
-	Commit string `json:"commit"`
+	Kind   SaveKind `json:"kind"`
+	Name   string   `json:"name"`
+	Ref    string   `json:"ref"`
+	Commit string   `json:"commit"`
 	// Path is where a saved worktree was; Task its task.
 	Path string `json:"path,omitempty"`
 	Task string `json:"task,omitempty"`
@@ -74,8 +92,8 @@ func readBackups(ctx context.Context, repo *gitcmd.Repo, run string) ([]*Backup,
 			b.Continues = append(b.Continues, name)
 			continue
 		}
-		it := &SavedItem{Kind: kind, Name: name, Ref: r.Name, Commit: r.OID, Parents: r.Parents, Tree: r.Tree}
-		if kind == "worktree" {
+		it := &SavedItem{Kind: SaveKind(kind), Name: name, Ref: r.Name, Commit: r.OID, Parents: r.Parents, Tree: r.Tree}
+		if SaveKind(kind) == SavedWorktree {
 			it.Path = bodyField(r.Body, "path")
 			if p, err := strconv.Unquote(it.Path); err == nil {
 				it.Path = p
@@ -85,7 +103,7 @@ func readBackups(ctx context.Context, repo *gitcmd.Repo, run string) ([]*Backup,
 			it.Task = bodyField(r.Body, "task")
 			it.Work = resume.SaveHoldsWork(it.Head, len(r.Parents))
 		}
-		if kind == "branch" {
+		if SaveKind(kind) == SavedBranch {
 			it.Branch = name
 		}
 		b.Saves = append(b.Saves, it)

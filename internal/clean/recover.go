@@ -154,7 +154,7 @@ func (r *recordedSaves) has(ctx context.Context, repo *gitcmd.Repo, run string, 
 				continue
 			}
 			for _, it := range b.Saves {
-				if it.Kind == "worktree" {
+				if it.Kind == SavedWorktree {
 					r.paths[filepath.Clean(it.Path)] = true
 				}
 			}

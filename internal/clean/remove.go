@@ -289,7 +289,7 @@ func (c *cleaner) dropClaims(sel *Selection, wantTask map[string]bool) {
 		}
 		name := ""
 		if !c.opts.NoBackup {
-			name = c.names.name(c.prefix+"claim/", cl.Task)
+			name = c.names.name(c.prefix+string(SavedClaim)+"/", cl.Task)
 		}
 		save := func(done bool) {
 			if name != "" {

@@ -77,7 +77,7 @@ func chooseSave(ctx context.Context, repo *gitcmd.Repo, opts Options) (*SavedIte
 	matches := func(it *SavedItem) bool {
 		// Either separator names a task: "1.1" is the save of task "1-1".
 		sameTask := it.Task != "" && (it.Task == want || plan.SameTaskID(it.Task, want))
-		return it.Kind == "worktree" && (sameTask || filepath.Clean(it.Path) == abs ||
+		return it.Kind == SavedWorktree && (sameTask || filepath.Clean(it.Path) == abs ||
 			it.Task == "" && filepath.Base(it.Path) == resume.WorktreeName(opts.Run, want))
 	}
 	pick, pickStamp := newestSave(all, matches)
@@ -124,9 +124,9 @@ func newRestorer(repo *gitcmd.Repo, opts Options, pick *SavedItem, pickStamp *Ba
 	r.res.Actions = append(r.res.Actions, r.a)
 	for _, it := range pickStamp.Saves {
 		switch {
-		case it.Kind == "ignored" && it.Name == pick.Name:
+		case it.Kind == SavedIgnored && it.Name == pick.Name:
 			r.ignored = it
-		case it.Kind == "raw" && it.Name == pick.Name:
+		case it.Kind == SavedRaw && it.Name == pick.Name:
 			r.raw = it
 		}
 	}
@@ -307,7 +307,7 @@ func (r *restorer) branchElsewhere(ctx context.Context, ref string) string {
 // state stays saved: the restore does not put it back.
 func (r *restorer) reportAdmin() {
 	for _, it := range r.stamp.Saves {
-		if it.Kind == "admin" && it.Name == r.pick.Name {
+		if it.Kind == SavedAdmin && it.Name == r.pick.Name {
 			r.res.Actions = append(r.res.Actions, &Action{Op: OpSaveAdmin, Path: r.path, Ref: it.Ref, Commit: it.Commit,
 				Reason: "its admin entry's state (stopped operation, per-worktree refs, reflog commits) stays saved in " + it.Ref + "; see its tree with git ls-tree -r " + it.Ref})
 		}

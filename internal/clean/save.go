@@ -77,9 +77,9 @@ func (c *cleaner) takeSave(t *Target, r *saved) ([]gitcmd.RefUpdate, error) {
 	w := t.W
 	// One name for every save of this worktree (worktree/, ignored/,
 	// raw/, admin/), so that a restore pairs them without guessing.
-	name := strings.TrimPrefix(c.names.name(c.prefix+"worktree/", filepath.Base(w.Path)), c.prefix+"worktree/")
+	name := strings.TrimPrefix(c.names.name(c.prefix+string(SavedWorktree)+"/", filepath.Base(w.Path)), c.prefix+string(SavedWorktree)+"/")
 	a := &Action{Op: OpSaveWorktree, Task: w.TaskID(), Path: w.Path, Staged: w.Staged, Unstaged: w.Unstaged, Untracked: w.Untracked,
-		Ref: c.prefix + "worktree/" + name}
+		Ref: c.prefix + string(SavedWorktree) + "/" + name}
 	if c.opts.DryRun {
 		c.planSave(t, a, name)
 		return nil, nil
@@ -113,7 +113,7 @@ func (c *cleaner) planSave(t *Target, a *Action, name string) {
 		plan := worktree.PlanIgnored(w.Path, w.Ignored, c.opts.Budget)
 		t.dryIgnored = &plan
 		if len(plan.Save) > 0 {
-			c.add(&Action{Op: OpSaveIgnored, Task: w.TaskID(), Path: w.Path, Ref: c.prefix + "ignored/" + name, Ignored: plan.Save})
+			c.add(&Action{Op: OpSaveIgnored, Task: w.TaskID(), Path: w.Path, Ref: c.prefix + string(SavedIgnored) + "/" + name, Ignored: plan.Save})
 		}
 	}
 }
@@ -132,17 +132,17 @@ func (c *cleaner) savedRefs(t *Target, a *Action, name string) []gitcmd.RefUpdat
 	}
 	if snap.Ignored != "" {
 		ia := c.add(&Action{Op: OpSaveIgnored, Task: w.TaskID(), Path: w.Path, Commit: snap.Ignored,
-			Ref: c.prefix + "ignored/" + name, Ignored: snap.IgnoredPlan.Save})
+			Ref: c.prefix + string(SavedIgnored) + "/" + name, Ignored: snap.IgnoredPlan.Save})
 		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: ia.Ref, New: ia.Commit})
 	}
 	if snap.Raw != "" {
 		ra := c.add(&Action{Op: OpSaveRaw, Task: w.TaskID(), Path: w.Path, Commit: snap.Raw,
-			Ref: c.prefix + "raw/" + name, Reason: fmt.Sprintf("%s git may convert (filter, line endings, ident), as they are on disk", ui.Plural(len(snap.RawPaths), "file"))})
+			Ref: c.prefix + string(SavedRaw) + "/" + name, Reason: fmt.Sprintf("%s git may convert (filter, line endings, ident), as they are on disk", ui.Plural(len(snap.RawPaths), "file"))})
 		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: ra.Ref, New: ra.Commit})
 	}
 	if t.admin != "" {
 		aa := c.add(&Action{Op: OpSaveAdmin, Task: w.TaskID(), Path: w.Path, Commit: t.admin,
-			Ref: c.prefix + "admin/" + name, Reason: adminWhat(t)})
+			Ref: c.prefix + string(SavedAdmin) + "/" + name, Reason: adminWhat(t)})
 		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: aa.Ref, New: aa.Commit})
 	}
 	return saves
@@ -159,7 +159,7 @@ func (c *cleaner) branchSaves(sel *Selection) []gitcmd.RefUpdate {
 		// A branch name is a valid ref name already: saved as it is, so
 		// --undo brings it back under the same name.
 		a := c.add(&Action{Op: OpSaveBranch, Task: bt.Task, Branch: bt.B.Name, Commit: bt.B.OID,
-			Ref: c.prefix + "branch/" + bt.B.Name})
+			Ref: c.prefix + string(SavedBranch) + "/" + bt.B.Name})
 		a.Command = "git branch " + ui.ShellQuote(bt.B.Name) + " " + bt.B.OID
 		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: bt.B.OID})
 	}
@@ -178,7 +178,7 @@ func (c *cleaner) reflogSaves(sel *Selection) []gitcmd.RefUpdate {
 	for _, name := range sortedNames(c.lost) {
 		for k, tip := range c.lost[name].Tips {
 			a := c.add(&Action{Op: OpSaveReflog, Task: task[name], Branch: name, Commit: tip,
-				Ref:    fmt.Sprintf("%sreflog/%s/%d", c.prefix, name, k),
+				Ref:    fmt.Sprintf("%s%s/%s/%d", c.prefix, SavedReflog, name, k),
 				Reason: fmt.Sprintf("%s only the branch's reflog holds", ui.Plural(c.lost[name].Count, "commit"))})
 			a.Command = "git log " + tip
 			saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: tip})

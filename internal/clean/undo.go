@@ -101,7 +101,7 @@ func savedBranchesNow(ctx context.Context, repo *gitcmd.Repo, chain []*Backup) (
 	var branchNames []string
 	for _, b := range chain {
 		for _, it := range b.Saves {
-			if it.Kind == "branch" {
+			if it.Kind == SavedBranch {
 				branchNames = append(branchNames, "refs/heads/"+it.Name)
 			}
 		}
@@ -129,7 +129,7 @@ func undoBranches(res *Result, chain []*Backup, existing map[string]string) []gi
 	restoring := map[string]bool{}
 	for _, b := range chain {
 		for _, it := range b.Saves {
-			if it.Kind != "branch" {
+			if it.Kind != SavedBranch {
 				continue
 			}
 			a := &Action{Op: OpRestoreBranch, Branch: it.Name, Commit: it.Commit, Ref: it.Ref}
@@ -157,7 +157,7 @@ func undoWorktrees(res *Result, chain []*Backup, run string) {
 	var paths []string
 	for _, b := range chain {
 		for _, it := range b.Saves {
-			if it.Kind != "worktree" {
+			if it.Kind != SavedWorktree {
 				continue
 			}
 			if cur, ok := best[it.Path]; !ok || better(it, cur) {

@@ -41,6 +41,7 @@ var vocabularies = []struct {
 	{"LandingHow", "branches/rule.go", "`how` is ", func() []string { return asStrings(branches.AllLandingHows()) }},
 	{"LandingRef", "branches/rule.go", "`ref` is ", func() []string { return asStrings(branches.AllLandingRefs()) }},
 	{"Op", "clean/ops.go", "- `action`:", func() []string { return asStrings(clean.AllOps()) }},
+	{"SaveKind", "clean/backups.go", "- `backups[].saves[].kind`:", func() []string { return asStrings(clean.AllSaveKinds()) }},
 }
 
 // wholeFiles hold vocabularies only: every type with constants there must

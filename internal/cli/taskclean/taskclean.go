@@ -287,13 +287,13 @@ func renderBackups(w io.Writer, res *clean.Result, cwd string) {
 		fmt.Fprintln(w, line)
 		for _, it := range b.Saves {
 			switch it.Kind {
-			case "worktree":
+			case clean.SavedWorktree:
 				what := "HEAD"
 				if it.Work {
 					what = "uncommitted work"
 				}
 				fmt.Fprintf(w, "  worktree %s (%s)  %s\n", rel(it.Path), what, it.Ref)
-			case "branch":
+			case clean.SavedBranch:
 				fmt.Fprintf(w, "  branch %s at %s\n", it.Name, ui.Short(it.Commit))
 			default:
 				fmt.Fprintf(w, "  %s %s  %s\n", it.Kind, it.Name, it.Ref)
