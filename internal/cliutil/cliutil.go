@@ -1,5 +1,7 @@
-// Package cliutil holds what both commands share about talking to a user:
-// argument order, exit codes, the one-line error, help and man pages.
+// Package cliutil holds what both commands share about their command line:
+// argument order, flags, durations, suggestions for a mistyped flag, help
+// and man pages, and Run, which prints an error as one line and exits with
+// the code internal/exit chooses for it.
 package cliutil
 
 import (
