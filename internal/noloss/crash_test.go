@@ -123,13 +123,7 @@ var restoreCmd = regexp.MustCompile(`git taskclean --run ` + run + ` --restore (
 // one restore command per saved worktree, and each brings the work back.
 func TestNoLossUndoAfterCrash(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	wts := []string{addWorktree(t, repo, "2.1"), addWorktree(t, repo, "2.2")}
-	before := map[string]string{}
-	for _, wt := range wts {
-		makeDirty(t, wt, filepath.Base(wt))
-		before[wt] = treeState(t, wt)
-	}
+	repo, wts, before := twoDirtyWorktrees(t)
 	snap := snapshotForLoss(t, repo)
 	if r, doc := clean(t, repo, []string{"GIT_TASKCLEAN_CRASH_AFTER=2"}); r.Code != 99 {
 		t.Fatalf("GIT_TASKCLEAN_CRASH_AFTER=2: exit %d, want 99\n%s", r.Code, printed(r, doc))
@@ -184,13 +178,7 @@ func TestNoLossUndoAfterCrash(t *testing.T) {
 // directories it had moved aside are then deleted, as its deletion would.
 func TestNoLossRerunAfterDeleteBeforePrune(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	wts := []string{addWorktree(t, repo, "2.1"), addWorktree(t, repo, "2.2")}
-	before := map[string]string{}
-	for _, wt := range wts {
-		makeDirty(t, wt, filepath.Base(wt))
-		before[wt] = treeState(t, wt)
-	}
+	repo, wts, before := twoDirtyWorktrees(t)
 	if r, doc := clean(t, repo, []string{"GIT_TASKCLEAN_CRASH_AFTER=1"}); r.Code != 99 {
 		t.Fatalf("GIT_TASKCLEAN_CRASH_AFTER=1: exit %d, want 99\n%s", r.Code, printed(r, doc))
 	}
@@ -224,4 +212,18 @@ func TestNoLossRerunAfterDeleteBeforePrune(t *testing.T) {
 			t.Errorf("%s restored with other files:\nbefore:\n%s\nafter:\n%s", wt, before[wt], got)
 		}
 	}
+}
+
+// twoDirtyWorktrees is a repository with the worktrees of tasks 2.1 and 2.2,
+// each dirty in every way, and what each held before any clean.
+func twoDirtyWorktrees(t *testing.T) (repo string, wts []string, before map[string]string) {
+	t.Helper()
+	repo = newRepo(t)
+	wts = []string{addWorktree(t, repo, "2.1"), addWorktree(t, repo, "2.2")}
+	before = map[string]string{}
+	for _, wt := range wts {
+		makeDirty(t, wt, filepath.Base(wt))
+		before[wt] = treeState(t, wt)
+	}
+	return repo, wts, before
 }

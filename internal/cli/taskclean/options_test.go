@@ -2,10 +2,11 @@ package taskclean
 
 import (
 	"bytes"
-	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/taskresume/git-taskresume/internal/cliutil/clitest"
 )
 
 // Flags that only shape a clean are refused by the other modes, and modes
@@ -22,16 +23,7 @@ func TestModesRefused(t *testing.T) {
 		{"--run x --task 1.1 --all", "cannot be combined"},
 		{"--run x --backups --restore 2.1", "cannot be combined"},
 	} {
-		t.Run(c.args, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			code := Main(append([]string{"git-taskclean"}, strings.Fields(c.args)...), &out, &errb)
-			if code != 2 || out.Len() != 0 {
-				t.Fatalf("exit %d, stdout %q; want exit 2 and nothing", code, out.String())
-			}
-			if got := errb.String(); !strings.HasPrefix(got, "error: ") || strings.Count(got, "\n") != 1 || !strings.Contains(got, c.want) {
-				t.Fatalf("stderr %q; want one error line with %q", got, c.want)
-			}
-		})
+		t.Run(c.args, func(t *testing.T) { clitest.Refused(t, Main, "git-taskclean", c.args, c.want) })
 	}
 }
 
@@ -48,17 +40,11 @@ func TestOptionsCarryFlags(t *testing.T) {
 		{"--run x --backups --json", ModeBackups},
 		{"--run x --expire-backups 2w --dry-run", ModeExpire},
 	} {
-		app := App(&bytes.Buffer{})
-		app.HideHelp, app.HideHelpCommand, app.HideVersion = true, true, true
 		var got Options
-		app.Action = func(ctx *cli.Context) error {
-			o, err := optionsFrom(ctx)
-			got = o
+		clitest.Parse(t, App(&bytes.Buffer{}), c.args, func(ctx *cli.Context) (err error) {
+			got, err = optionsFrom(ctx)
 			return err
-		}
-		if err := app.Run(append([]string{"git-taskclean"}, strings.Fields(c.args)...)); err != nil {
-			t.Fatalf("%s: %v", c.args, err)
-		}
+		})
 		if got.Mode != c.mode || got.Clean.Run != "x" {
 			t.Errorf("%s: mode %v, run %q; want %v, x", c.args, got.Mode, got.Clean.Run, c.mode)
 		}

@@ -2,12 +2,11 @@ package taskresume
 
 import (
 	"bytes"
-	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/taskresume/git-taskresume/internal/cliutil"
+	"github.com/taskresume/git-taskresume/internal/cliutil/clitest"
 )
 
 // One mode per call: two modes, or a flag the mode cannot use, are refused
@@ -28,16 +27,7 @@ func TestModesRefused(t *testing.T) {
 		{"x y", "one run id expected, got 2"},
 		{"", "missing run id"},
 	} {
-		t.Run(c.args, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			code := Main(append([]string{"git-taskresume"}, strings.Fields(c.args)...), &out, &errb)
-			if code != 2 || out.Len() != 0 {
-				t.Fatalf("exit %d, stdout %q; want exit 2 and nothing", code, out.String())
-			}
-			if got := errb.String(); !strings.HasPrefix(got, "error: ") || strings.Count(got, "\n") != 1 || !strings.Contains(got, c.want) {
-				t.Fatalf("stderr %q; want one error line with %q", got, c.want)
-			}
-		})
+		t.Run(c.args, func(t *testing.T) { clitest.Refused(t, Main, "git-taskresume", c.args, c.want) })
 	}
 }
 
@@ -58,21 +48,11 @@ func TestOptionsFrom(t *testing.T) {
 		{"x1y2z3 --release 2.1 --as a", ModeRelease, "x1y2z3", "2.1"},
 		{"x1y2z3 --claim=false", ModeReport, "x1y2z3", ""},
 	} {
-		app := App(&bytes.Buffer{})
-		app.HideHelp, app.HideHelpCommand, app.HideVersion = true, true, true
 		var got Options
-		app.Action = func(ctx *cli.Context) error {
-			o, err := optionsFrom(ctx)
-			got = o
+		clitest.Parse(t, App(&bytes.Buffer{}), c.args, func(ctx *cli.Context) (err error) {
+			got, err = optionsFrom(ctx)
 			return err
-		}
-		args, err := cliutil.Permute(strings.Fields(c.args), app.Flags)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := app.Run(append([]string{"git-taskresume"}, args...)); err != nil {
-			t.Fatalf("%s: %v", c.args, err)
-		}
+		})
 		if got.Mode != c.mode || got.Run != c.run || got.Task != c.task {
 			t.Errorf("%s: mode %v, run %q, task %q; want %v, %q, %q", c.args, got.Mode, got.Run, got.Task, c.mode, c.run, c.task)
 		}
