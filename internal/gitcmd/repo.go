@@ -162,22 +162,47 @@ func (r *Repo) Config(ctx context.Context, section string) (map[string]string, e
 // expression re (git config --get-regexp), lower-cased keys; the last value
 // of a key wins as in git.
 func (r *Repo) ConfigMatching(ctx context.Context, re string) (map[string]string, error) {
+	entries, err := r.ConfigEntries(ctx, re)
+	if err != nil {
+		return nil, err
+	}
+	return ConfigMap(entries), nil
+}
+
+// ConfigEntry is one value of git config, its key as git prints it: section
+// and name lower-cased, a subsection (a remote's name) as written.
+type ConfigEntry struct{ Key, Value string }
+
+// ConfigEntries returns the config values whose keys match the regular
+// expression re, in git's order: where the case of a subsection matters
+// (remote names are case-sensitive), ConfigMap's keys cannot say it.
+func (r *Repo) ConfigEntries(ctx context.Context, re string) ([]ConfigEntry, error) {
 	out, err := r.Run(ctx, "config", "-z", "--get-regexp", re)
 	if err != nil {
 		if ExitCode(err) == 1 { // no such key
-			return map[string]string{}, nil
+			return nil, nil
 		}
 		return nil, err
 	}
-	cfg := map[string]string{}
+	var entries []ConfigEntry
 	for _, rec := range strings.Split(string(out), "\x00") {
 		if rec == "" {
 			continue
 		}
 		k, v, _ := strings.Cut(rec, "\n")
-		cfg[strings.ToLower(k)] = v
+		entries = append(entries, ConfigEntry{k, v})
 	}
-	return cfg, nil
+	return entries, nil
+}
+
+// ConfigMap indexes entries by lower-cased key; the last value of a key
+// wins as in git.
+func ConfigMap(entries []ConfigEntry) map[string]string {
+	cfg := make(map[string]string, len(entries))
+	for _, e := range entries {
+		cfg[strings.ToLower(e.Key)] = e.Value
+	}
+	return cfg
 }
 
 // Ref is one entry of for-each-ref.

@@ -46,6 +46,7 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	for _, step := range []func() error{
 		g.readFirst,           // stage A: config, refs and claims, worktrees, the object reader
 		g.applyConfig,         // colours, pre-remove hook, worktree folder, remote
+		g.chooseRunRemote,     // the remote the run's branches are read from
 		g.sortRefs,            // the run's branches, local and remote
 		g.chooseBase,          // the base, and <run>-main
 		g.collectTips,         // the saves, and the tips the walk starts from
@@ -88,12 +89,14 @@ type gathering struct {
 	waits []chan struct{}
 
 	// Stage A.
-	cfg     map[string]string
-	refs    []gitcmd.Ref
-	allRefs map[string]gitcmd.Ref
-	wts     []*worktree.Worktree
-	objs    *gitcmd.Objects
-	remote  string
+	cfg map[string]string
+	// remoteNames are the configured remotes, as git spells them.
+	remoteNames []string
+	refs        []gitcmd.Ref
+	allRefs     map[string]gitcmd.Ref
+	wts         []*worktree.Worktree
+	objs        *gitcmd.Objects
+	remote      string
 
 	base     BaseRef
 	discards []branches.Discard
@@ -206,10 +209,14 @@ func (g *gathering) readFirst() error {
 			// Push URLs too: claims are written where git pushes, and
 			// must be read back from there.
 			// And git's colour settings for the human report.
-			if g.cfg, err = repo.ConfigMatching(ctx, `^(taskresume\.|remote\..*\.pushurl$|url\..*\.pushinsteadof$|color\.ui$|color\.taskresume$|color\.taskclean$|taskclean\.preremove(timeout)?$)`); err != nil {
-				err = fmt.Errorf("read git config: %w", err)
+			// Every remote's keys: which remotes exist, as git spells
+			// their names, and their URLs.
+			var entries []gitcmd.ConfigEntry
+			if entries, err = repo.ConfigEntries(ctx, `^(taskresume\.|remote\.|url\..*\.pushinsteadof$|checkout\.defaultremote$|color\.ui$|color\.taskresume$|color\.taskclean$|taskclean\.preremove(timeout)?$)`); err != nil {
+				return fmt.Errorf("read git config: %w", err)
 			}
-			return err
+			g.cfg, g.remoteNames = gitcmd.ConfigMap(entries), remoteNames(entries)
+			return nil
 		},
 		func() (err error) {
 			// A glob's "*" stops at "/": "/**" also reads task branches such
@@ -219,6 +226,8 @@ func (g *gathering) readFirst() error {
 				"refs/heads/main", "refs/heads/master", "refs/remotes/origin/HEAD",
 				"refs/remotes/origin/main", "refs/remotes/origin/master",
 				"refs/remotes/*/" + tp + "*", "refs/remotes/*/" + tp + "*/**", "refs/remotes/*/" + branches.MainBranch(run),
+				// Remotes whose name holds a "/": never read, but said.
+				"refs/remotes/*/*/**/" + tp + "*", "refs/remotes/*/*/**/" + branches.MainBranch(run),
 				BackupRoot + run + "/"}
 			if opts.Light {
 				g.refs, err = repo.Refs(ctx, pats...)
@@ -263,18 +272,48 @@ func (g *gathering) applyConfig() error {
 	if d := cfg["taskresume.worktreedir"]; d != "" {
 		st.WorktreeDir = filepath.Clean(d)
 	}
-	remote, err := chooseRemote(g.opts.Remote, cfg)
-	if err != nil {
-		return err
-	}
-	g.remote = remote
-	st.Remote = remote
 	if t := cfg["taskresume.remotetimeout"]; t != "" {
 		d, err := time.ParseDuration(t)
 		if err != nil || d <= 0 {
 			return exit.BadInput("git config taskresume.remoteTimeout %q: want a duration such as 30s", t)
 		}
 		claims.Timeout = d
+	}
+	return nil
+}
+
+// chooseRunRemote decides which remote's copies of the run's branches are
+// read: --remote, else taskresume.remote, else the one remote that holds
+// them (docs/DESIGN.md, "Which remote a run is read from"). A remote named
+// by the user is read live (its claims, and whether it moved since the
+// fetch); one found is read live only when asked (--next hands out work).
+func (g *gathering) chooseRunRemote() error {
+	st, opts := g.st, g.opts
+	explicit, source, err := chooseRemote(opts.Remote, g.cfg, g.remoteNames)
+	if err != nil {
+		return err
+	}
+	held := runCopies(g.refs, g.remoteNames, g.run)
+	c := pickRemote(held, explicit, source, g.cfg["checkout.defaultremote"])
+	st.remote = c
+	g.remote = c.name
+	if c.name != "" && (explicit != "" || opts.LiveRemote) {
+		st.Remote = c.name
+	}
+	if len(c.differ) > 0 {
+		st.Ambiguous = c.ambiguousMessage(g.run, held)
+		g.rep.Problems = append(g.rep.Problems, Problem{Kind: ProblemRemoteAmbiguous, Message: st.Ambiguous})
+	}
+	if c.name == "" {
+		return nil
+	}
+	g.rep.RemoteRead = &RemoteRead{Name: c.name, Source: c.source, Live: st.Remote != "" && !opts.Light, Same: c.same}
+	if !opts.Light {
+		dir := g.repo.CommonDir
+		if dir == "" {
+			dir = g.repo.GitDir
+		}
+		g.rep.RemoteRead.FetchedAt = lastFetched(dir, g.repo.GitDir, c.name, held[c.name], remoteURL(g.cfg, c.name))
 	}
 	return nil
 }
@@ -295,12 +334,11 @@ func (g *gathering) sortRefs() error {
 	var remoteTask []string
 	st.RemoteCopies = map[string]branches.Branch{}
 	for _, r := range g.refs {
-		if strings.HasPrefix(r.Name, "refs/remotes/") && r.Name != "refs/remotes/origin/HEAD" &&
-			(remote == "" || !strings.HasPrefix(r.Name, remotePrefix)) {
-			if strings.Contains(r.Name, "/"+branches.TaskPrefix(run)) {
-				remoteTask = append(remoteTask, strings.TrimPrefix(r.Name, "refs/remotes/"))
+		if rm, branch, ok := remoteRef(r.Name, g.remoteNames); ok && r.Name != "refs/remotes/origin/HEAD" && rm != remote {
+			if strings.HasPrefix(branch, branches.TaskPrefix(run)) {
+				remoteTask = append(remoteTask, rm+"/"+branch)
 			}
-			continue // another remote's copy, or no --remote at all
+			continue // another remote's copy, or no remote read at all
 		}
 		byName[r.Name] = r
 		if r.Type != "commit" {
@@ -328,7 +366,7 @@ func (g *gathering) sortRefs() error {
 			st.Unread = append(st.Unread, name)
 		}
 	}
-	if len(st.Unread) > 0 {
+	if len(st.Unread) > 0 && st.Ambiguous == "" {
 		g.rep.Problems = append(g.rep.Problems, Problem{Kind: ProblemRemoteBranchesUnread, Message: st.unreadMessage()})
 	}
 	// Local wins; a remote copy of a local branch is kept for comparison.
@@ -541,7 +579,7 @@ func (g *gathering) readHistory() error {
 		func() error {
 			// The remote's claims as they are now: one ls-remote (and a
 			// fetch of claim commits this repository has not seen).
-			if g.remote != "" && !g.opts.Light {
+			if g.st.Remote != "" && !g.opts.Light {
 				g.st.readRemote(g.ctx, g.repo, g.objs, g.cfg, g.allRefs)
 			}
 			return nil

@@ -192,7 +192,9 @@ func planPlaces(ctx context.Context, repo *gitcmd.Repo, run string, refs map[str
 	}
 	var remotes []string
 	for name, r := range refs {
-		if strings.HasPrefix(name, "refs/remotes/") && strings.HasSuffix(name, "/"+shared) && r.Type == "commit" {
+		// refs/remotes/<remote>/<run>-main: a remote whose name holds a
+		// "/" is never read.
+		if rest, ok := strings.CutPrefix(name, "refs/remotes/"); ok && strings.HasSuffix(name, "/"+shared) && strings.Count(rest, "/") == 1 && r.Type == "commit" {
 			remotes = append(remotes, name)
 		}
 	}

@@ -3,6 +3,7 @@ package resume
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -16,29 +17,51 @@ import (
 	"github.com/taskresume/git-taskresume/internal/ui"
 )
 
-// chooseRemote is the remote whose copies are read: --remote, else git
-// config taskresume.remote ("" for none), checked to be a name git takes
-// and one whose remote-tracking refs can be told from another remote's.
-func chooseRemote(flag string, cfg map[string]string) (string, error) {
-	remote := flag
+// chooseRemote is the remote the user named: --remote, else git config
+// taskresume.remote ("" for none), checked to be a name git takes, one
+// whose remote-tracking refs can be told from another remote's, and one
+// that exists.
+func chooseRemote(flag string, cfg map[string]string, remotes []string) (string, RemoteSource, error) {
+	remote, source, what := flag, RemoteFromFlag, "--remote"
 	if remote == "" {
-		remote = cfg["taskresume.remote"]
+		remote, source, what = cfg["taskresume.remote"], RemoteFromConfig, "git config taskresume.remote"
 	}
-	if remote != "" {
-		if strings.HasPrefix(remote, "-") || plumbing.ReferenceName("refs/remotes/"+remote+"/x").Validate() != nil {
-			return "", exit.BadInput("remote %q is not a valid remote name", remote)
-		}
-		if strings.Contains(remote, "/") {
-			// refs/remotes/a/b/<branch> cannot be told from remote a's
-			// branch b/<branch>: the run's branches would go unread.
-			return "", exit.BadInput("remote %q: names with a / are not supported; git remote rename %s to a name without one", remote, remote)
-		}
+	if remote == "" {
+		return "", "", nil
 	}
-	return remote, nil
+	if strings.HasPrefix(remote, "-") || plumbing.ReferenceName("refs/remotes/"+remote+"/x").Validate() != nil {
+		return "", "", exit.BadInput("remote %q (from %s) is not a valid remote name", remote, what)
+	}
+	if strings.Contains(remote, "/") {
+		// refs/remotes/a/b/<branch> cannot be told from remote a's
+		// branch b/<branch>: the run's branches would go unread.
+		return "", "", exit.BadInput("remote %q (from %s): names with a / are not supported; git remote rename %s to a name without one", remote, what, remote)
+	}
+	if !slices.Contains(remotes, remote) {
+		known := "this repository has no remote"
+		if len(remotes) > 0 {
+			known = "the remotes are " + strings.Join(remotes, ", ")
+		}
+		return "", "", exit.BadInput("remote %q (from %s) does not exist (%s): name one of them, or git remote add %s URL", remote, what, known, remote)
+	}
+	return remote, source, nil
 }
 
-// unreadMessage says which task branches only a remote has, and the flag
-// that reads them.
+// remoteNames are the remotes git config defines, as git spells them (a
+// remote's name is case-sensitive), in the order first defined.
+func remoteNames(entries []gitcmd.ConfigEntry) []string {
+	var names []string
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Key, "remote.")
+		if i := strings.LastIndexByte(rest, '.'); ok && i > 0 && !slices.Contains(names, rest[:i]) {
+			names = append(names, rest[:i])
+		}
+	}
+	return names
+}
+
+// unreadMessage says which task branches only a remote not read has, and
+// what reads them.
 func (st *State) unreadMessage() string {
 	var remotes []string
 	seen := map[string]bool{}
@@ -49,12 +72,15 @@ func (st *State) unreadMessage() string {
 			remotes = append(remotes, r)
 		}
 	}
-	flags := make([]string, len(remotes))
+	how := make([]string, len(remotes))
 	for i, r := range remotes {
-		flags[i] = "--remote " + r
+		how[i] = "--remote " + r
+		if strings.Contains(r, "/") {
+			how[i] = fmt.Sprintf("renaming remote %s (its name holds a /, and such a remote is never read: git remote rename %s %s)", r, r, strings.ReplaceAll(r, "/", "-"))
+		}
 	}
 	return fmt.Sprintf("%d task branch(es) of run %s exist only as remote-tracking branches (%s): they are read only with %s; without it their tasks look not started",
-		len(st.Unread), st.opts.Run, ui.FirstFew(st.Unread), strings.Join(flags, " or "))
+		len(st.Unread), st.opts.Run, ui.FirstFew(st.Unread), strings.Join(how, " or "))
 }
 
 // readRemote reads the remote's claims and where its copy of the run's
@@ -144,16 +170,40 @@ func (st *State) movedMessage() string {
 // --next) or held (--renew, --release) on this reading, or is nil: a claim
 // or a schedule must see every claim and every task branch there is.
 func (st *State) HandOutError(mode string) error {
+	claiming := mode == "--claim" || mode == "--renew" || mode == "--release"
 	switch {
 	case st.ClaimsErr != nil:
 		return st.ClaimsErr
-	case mode != "--claim" && mode != "--next":
+	case mode != "--next" && !claiming:
 		return nil
+	case st.Ambiguous != "":
+		return exit.BadInput("%s: %s", mode, st.Ambiguous)
+	case claiming && st.Remote == "" && st.remote.name != "":
+		// A claim held here alone would not hold the task for the
+		// machines that read the run from its remote.
+		r := st.remote.name
+		return exit.BadInput("%s: run %s is read from remote %s, where its branches are: a claim must live there to hold the task for every machine; pass --remote %s, or set git config taskresume.remote %s",
+			mode, st.opts.Run, r, r, r)
+	case mode != "--claim" && mode != "--next":
+		return nil // --renew, --release: the claim is the task's already
 	case len(st.Moved) > 0:
 		return &exit.BadInputError{Msg: st.movedMessage()}
 	case len(st.Unread) > 0:
 		return exit.BadInput("%s: %s and the run's other task branches on that remote are not read: pass --remote %s, or git config taskresume.remote",
 			mode, st.Unread[0], strings.SplitN(st.Unread[0], "/", 2)[0])
+	}
+	return nil
+}
+
+// GateError says why --exit-code cannot answer on this reading, or is
+// nil: a run whose branches are on remotes none of which was read is not
+// known to be unfinished.
+func (st *State) GateError() error {
+	switch {
+	case st.Ambiguous != "":
+		return exit.BadInput("--exit-code: %s", st.Ambiguous)
+	case len(st.Unread) > 0 && st.Report.Status != RunCompleted:
+		return exit.BadInput("--exit-code: %s", st.unreadMessage())
 	}
 	return nil
 }

@@ -67,6 +67,9 @@ func (r *renderer) header() {
 	} else {
 		fmt.Fprintln(w, base)
 	}
+	if rep.RemoteRead != nil {
+		fmt.Fprintln(w, rep.RemoteRead.describe())
+	}
 }
 
 // phase writes a phase and its tasks, each with its interruption and its

@@ -28,17 +28,20 @@ type Report struct {
 	// PlanSource says which copy of the plan was read (nil: none found).
 	PlanSource *PlanSource `json:"plan_source"`
 	// PlanSearched names where the plan was looked for when none was found.
-	PlanSearched    []string  `json:"plan_searched,omitempty"`
-	Base            BaseRef   `json:"base"`
-	Status          RunStatus `json:"status"`
-	Interrupted     bool      `json:"interrupted"`
-	CompletedTasks  int       `json:"completed_tasks"`
-	TotalTasks      int       `json:"total_tasks"`
-	PhasesCompleted int       `json:"phases_completed"`
-	PhasesTotal     int       `json:"phases_total"`
-	FromPhase       int       `json:"from_phase,omitempty"`
-	Phases          []Phase   `json:"phases"`
-	Resume          *Resume   `json:"resume"`
+	PlanSearched []string `json:"plan_searched,omitempty"`
+	Base         BaseRef  `json:"base"`
+	// RemoteRead is the remote whose copies of the run's branches were
+	// read (nil: none).
+	RemoteRead      *RemoteRead `json:"remote_read"`
+	Status          RunStatus   `json:"status"`
+	Interrupted     bool        `json:"interrupted"`
+	CompletedTasks  int         `json:"completed_tasks"`
+	TotalTasks      int         `json:"total_tasks"`
+	PhasesCompleted int         `json:"phases_completed"`
+	PhasesTotal     int         `json:"phases_total"`
+	FromPhase       int         `json:"from_phase,omitempty"`
+	Phases          []Phase     `json:"phases"`
+	Resume          *Resume     `json:"resume"`
 	// LastCommit is the newest tip of any task branch with commits of its
 	// own: where the run stopped.
 	LastCommit *LastCommit `json:"last_commit"`

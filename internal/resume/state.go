@@ -23,8 +23,15 @@ type Options struct {
 	FromPhase int
 	// Cwd is the directory the command runs in ("" for the process's).
 	Cwd string
-	// Remote also reads refs/remotes/<Remote>/ (local branches win).
+	// Remote is --remote: the remote whose copies of the run's branches
+	// are read (local branches win unless behind), live. Without it, the
+	// run's remote is found (docs/DESIGN.md, "Which remote a run is read
+	// from") and read as last fetched.
 	Remote string
+	// LiveRemote reads a found remote live too, as a named one is read:
+	// --next hands out work, so it must see the remote's claims and
+	// whether its branches moved since the fetch.
+	LiveRemote bool
 	// Ignored also lists each worktree's ignored files (git taskclean
 	// reports what a removal deletes unsaved), from the same status call.
 	Ignored bool
@@ -62,7 +69,16 @@ type State struct {
 	// RemoteCopies holds, per branch name, the remote-tracking copy of a
 	// local task branch (the local one is what counts).
 	RemoteCopies map[string]branches.Branch
-	Remote       string
+	// Remote is the remote read live, where claims are read and written:
+	// the one named by --remote or taskresume.remote, or the run's own
+	// remote with Options.LiveRemote; "" for none.
+	Remote string
+	// remote is which remote's copies of the run's branches were read.
+	remote remoteChoice
+	// Ambiguous says why no remote was read although several hold the
+	// run's branches ("" when that is not so): no answer may be given on
+	// this reading (--exit-code, --next).
+	Ambiguous string
 	// Claims are the run's task claims by task id: with a remote, the
 	// remote's as they are now, and this repository's own (claims.Merge).
 	Claims map[string]*claims.Claim

@@ -148,6 +148,25 @@ func AllBaseSources() []BaseSource {
 	return []BaseSource{BaseFromFlag, BaseFromConfig, BaseRunMain, BaseMain, BaseMaster, BaseOriginHead, BaseOriginMain, BaseOriginMaster}
 }
 
+// RemoteSource says how the run's remote was chosen (RemoteRead.Source).
+type RemoteSource string
+
+const (
+	RemoteFromFlag   RemoteSource = "flag"   // --remote
+	RemoteFromConfig RemoteSource = "config" // git config taskresume.remote
+	// RemoteImplicit: the one remote that holds the run's branches (or
+	// several whose copies are equal).
+	RemoteImplicit RemoteSource = "implicit"
+	// RemoteDefault: several remotes differ, and git's
+	// checkout.defaultRemote names one of them.
+	RemoteDefault RemoteSource = "default_remote"
+)
+
+// AllRemoteSources are the values of RemoteSource.
+func AllRemoteSources() []RemoteSource {
+	return []RemoteSource{RemoteFromFlag, RemoteFromConfig, RemoteImplicit, RemoteDefault}
+}
+
 // PlanPlace says where the copy of the plan read is (PlanSource.Place).
 type PlanPlace string
 
@@ -217,6 +236,7 @@ const (
 	// The remote and the claims.
 	ProblemRemoteDiffers        ProblemKind = "remote_differs"
 	ProblemRemoteBranchesUnread ProblemKind = "remote_branches_unread"
+	ProblemRemoteAmbiguous      ProblemKind = "remote_ambiguous"
 	ProblemRemoteClaimsUnread   ProblemKind = "remote_claims_unread"
 	ProblemRemoteMoved          ProblemKind = "remote_moved"
 	ProblemClaimConflict        ProblemKind = "claim_conflict"
@@ -232,7 +252,7 @@ func AllProblemKinds() []ProblemKind {
 		ProblemLeftoverAttempt, ProblemReflogWork,
 		ProblemStaleWorktree, ProblemLockedWorktree, ProblemUnreadableWorktree, ProblemUnknownWorktree,
 		ProblemUnreachableCommits, ProblemStoppedOperation, ProblemLiveWorktree, ProblemSharedWorktreeWork,
-		ProblemRemoteDiffers, ProblemRemoteBranchesUnread, ProblemRemoteClaimsUnread, ProblemRemoteMoved,
+		ProblemRemoteDiffers, ProblemRemoteBranchesUnread, ProblemRemoteAmbiguous, ProblemRemoteClaimsUnread, ProblemRemoteMoved,
 		ProblemClaimConflict, ProblemClaimNotRead,
 	}
 }

@@ -25,7 +25,9 @@ type Report struct {
 	TotalTasks     int        `json:"total_tasks"`
 	PhasesTotal    int        `json:"phases_total"`
 	Base           Base       `json:"base"`
+	RemoteRead     *Remote    `json:"remote_read"`
 	Phases         []Phase    `json:"phases"`
+	Resume         *Resume    `json:"resume"`
 	Worktrees      []Worktree `json:"worktrees"`
 	StaleWorktrees []string   `json:"stale_worktrees"`
 	CleanCommand   string     `json:"clean_command"`
@@ -36,6 +38,20 @@ type Report struct {
 type Base struct {
 	Ref    string `json:"ref"`
 	Commit string `json:"commit"`
+}
+
+// Remote is the remote whose copies of the run's branches were read.
+type Remote struct {
+	Name      string     `json:"name"`
+	Source    string     `json:"source"`
+	Live      bool       `json:"live"`
+	FetchedAt *time.Time `json:"fetched_at"`
+}
+
+// Resume is where the run goes on: nil when it is complete.
+type Resume struct {
+	Phase int      `json:"phase"`
+	Tasks []string `json:"tasks"`
 }
 
 // Phase is one phase of the plan.

@@ -35,6 +35,7 @@ var vocabularies = []struct {
 	{"WorktreeState", "resume/vocab.go", "- worktree `state`:", func() []string { return asStrings(resume.AllWorktreeStates()) }},
 	{"ResumeKind", "resume/vocab.go", "`kind` is ", func() []string { return asStrings(resume.AllResumeKinds()) }},
 	{"BaseSource", "resume/vocab.go", "`source` (", func() []string { return asStrings(resume.AllBaseSources()) }},
+	{"RemoteSource", "resume/vocab.go", "remote `source`:", func() []string { return asStrings(resume.AllRemoteSources()) }},
 	{"PlanPlace", "resume/vocab.go", "`place` (", func() []string { return asStrings(resume.AllPlanPlaces()) }},
 	{"Relation", "resume/vocab.go", "`relation` is ", func() []string { return asStrings(resume.AllRelations()) }},
 	{"ProblemKind", "resume/vocab.go", "- `problems[].kind`:", func() []string { return asStrings(resume.AllProblemKinds()) }},

@@ -66,9 +66,12 @@ func Manual() *manpage.Page {
 					Long: "Count own commits against REF, as git taskresume does: what is complete decides what is stale."},
 				manpage.Option{Names: []string{"--plan"}, Arg: "PATH", Short: "read the plan from PATH or REV:PATH",
 					Long: "Read the plan from PATH, or from a commit as `REV:PATH`, as git taskresume does."},
-				manpage.Option{Names: []string{"--remote"}, Arg: "NAME", Short: "also read the run's branches from remote NAME",
-					Long: "Also read the run's branches from `refs/remotes/NAME/` (a local branch wins) and drop claims " +
-						"there. Default: git config `taskresume.remote`."},
+				manpage.Option{Names: []string{"--remote"}, Arg: "NAME", Short: "read the run from remote NAME, drop claims there",
+					Long: "Read the run's branches from `refs/remotes/NAME/` (a local branch wins unless it is behind) and drop " +
+						"claims there. Default: git config `taskresume.remote`. Without either, which tasks are done (so which " +
+						"worktrees are stale) is read as git taskresume reads it: from the one remote that holds the run's " +
+						"branches, as last fetched; where several differ and nothing chose one, a clean without `--task` or " +
+						"`--all` exits 2."},
 				manpage.Sub("Getting things back"),
 				manpage.Option{Names: []string{"--undo"}, Short: "put back the branches the last clean deleted",
 					Long: "Put back the branches the last clean of the run deleted (or clean STAMP, given after it), never " +

@@ -23,7 +23,10 @@ type ListEntry struct {
 	TotalTasks     int     `json:"total_tasks"`
 	Plan           *string `json:"plan"`
 	ResumePhase    *int    `json:"resume_phase"`
-	Error          string  `json:"error,omitempty"`
+	// RemoteRead is the remote the run's branches were read from, as in
+	// its report (nil: local branches only).
+	RemoteRead *resume.RemoteRead `json:"remote_read"`
+	Error      string             `json:"error,omitempty"`
 }
 
 // ListReport is the JSON document of --list --json.
@@ -36,8 +39,9 @@ type ListReport struct {
 // specs/ of the main worktree and of worktrees named <run>-main (under the
 // run id the plan names, or its directory's), by task branches "<run>-task-<n>...", and by "<run>-main"
 // branches whose run has the orchestrators' six-hex-digit form (a plan
-// that lives only on <run>-main is found through it).
-func runsOf(ctx context.Context, repo *gitcmd.Repo, remote string) ([]string, error) {
+// that lives only on <run>-main is found through it), local or any
+// remote's: a clone holds finished runs as remote-tracking branches only.
+func runsOf(ctx context.Context, repo *gitcmd.Repo) ([]string, error) {
 	runs := map[string]bool{}
 	wts, err := worktree.List(ctx, repo)
 	if err != nil {
@@ -53,16 +57,17 @@ func runsOf(ctx context.Context, repo *gitcmd.Repo, remote string) ([]string, er
 			runs[run] = true
 		}
 	}
-	patterns := []string{"refs/heads/"}
-	if remote != "" {
-		patterns = append(patterns, "refs/remotes/"+remote+"/")
-	}
-	refs, err := repo.Refs(ctx, patterns...)
+	refs, err := repo.Refs(ctx, "refs/heads/", "refs/remotes/")
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range refs {
-		name := strings.TrimPrefix(strings.TrimPrefix(r.Name, "refs/heads/"), "refs/remotes/"+remote+"/")
+		name, local := strings.CutPrefix(r.Name, "refs/heads/")
+		if !local {
+			// refs/remotes/<remote>/<branch>: a run id holds no "/", so
+			// the last component names the run whatever the remote's name.
+			name = r.Name[strings.LastIndexByte(r.Name, '/')+1:]
+		}
 		if run, ok := runOfBranch(name); ok {
 			runs[run] = true
 		}
@@ -93,8 +98,7 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	remote := o.Remote
-	ids, err := runsOf(ctx, repo, remote)
+	ids, err := runsOf(ctx, repo)
 	if err != nil {
 		return err
 	}
@@ -102,12 +106,12 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 	cwd, _ := os.Getwd()
 	for _, id := range ids {
 		e := ListEntry{RunID: id}
-		st, err := resume.Gather(ctx, repo, resume.Options{Run: id, Base: o.Base, Cwd: cwd, Remote: remote})
+		st, err := resume.Gather(ctx, repo, resume.Options{Run: id, Base: o.Base, Cwd: cwd, Remote: o.Remote})
 		if err != nil {
 			e.Status, e.Error = "error", err.Error()
 		} else {
 			r := st.Report
-			e.Status, e.CompletedTasks, e.TotalTasks, e.Plan = string(r.Status), r.CompletedTasks, r.TotalTasks, r.Plan
+			e.Status, e.CompletedTasks, e.TotalTasks, e.Plan, e.RemoteRead = string(r.Status), r.CompletedTasks, r.TotalTasks, r.Plan, r.RemoteRead
 			if r.Resume != nil {
 				e.ResumePhase = &r.Resume.Phase
 			}
@@ -124,11 +128,14 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 		case e.Plan == nil:
 			fmt.Fprintf(stdout, "%-20s %-12s (no plan)\n", e.RunID, e.Status)
 		default:
-			extra := ""
+			extra, from := "", ""
 			if e.ResumePhase != nil {
 				extra = fmt.Sprintf("  resume at phase %d", *e.ResumePhase)
 			}
-			fmt.Fprintf(stdout, "%-20s %-12s %d/%d tasks%s  plan %s\n", e.RunID, e.Status, e.CompletedTasks, e.TotalTasks, extra, ui.Display(*e.Plan))
+			if e.RemoteRead != nil {
+				from = "  read from " + e.RemoteRead.Name
+			}
+			fmt.Fprintf(stdout, "%-20s %-12s %d/%d tasks%s  plan %s%s\n", e.RunID, e.Status, e.CompletedTasks, e.TotalTasks, extra, ui.Display(*e.Plan), from)
 		}
 	}
 	return nil

@@ -68,9 +68,14 @@ func Manual() *manpage.Page {
 						"A plan that names no run is the run of the command line."},
 				manpage.Option{Names: []string{"--from-phase"}, Arg: "N", Short: "put the phases before N out of scope",
 					Long: "Put the phases numbered below N out of scope: they count as done."},
-				manpage.Option{Names: []string{"--remote"}, Arg: "NAME", Short: "also read the run's branches from remote NAME",
-					Long: "Also read the run's branches from `refs/remotes/NAME/` (a local branch wins) and the claims " +
-						"from the remote NAME. Default: git config `taskresume.remote`."},
+				manpage.Option{Names: []string{"--remote"}, Arg: "NAME", Short: "read the run's branches and claims from remote NAME",
+					Long: "Read the run's branches from `refs/remotes/NAME/` (a local branch wins unless it is behind) and " +
+						"the claims from the remote NAME, live; claims are written there. Default: git config " +
+						"`taskresume.remote`. Without either, the run is read from the one remote that holds its branches " +
+						"(remotes with equal copies count as one; among several that differ, git's `checkout.defaultRemote`), " +
+						"as last fetched, with no network; `--next` reads it live; `--claim`, `--renew` and `--release` then " +
+						"exit 2 naming `--remote`. The header and `remote_read` in the JSON say which remote was read and " +
+						"when it was fetched."},
 				manpage.Sub("Claims"),
 				manpage.Option{Names: []string{"--claim"}, Short: "take a free runnable task and print its id",
 					Long: "Take the first runnable task nobody holds and print its id; exit 1 when none is free."},
@@ -100,7 +105,9 @@ func Manual() *manpage.Page {
 				manpage.Item{Tag: "0", Text: "The report was written (with `--exit-code`: the run is complete); the claim was taken, renewed or released; the plan was read."},
 				manpage.Item{Tag: "1", Text: "`--exit-code`: the run is not complete. `--claim`: no runnable task is free."},
 				manpage.Item{Tag: "2", Text: "Bad usage or input: an unknown flag, a plan with errors, an unknown run, not a repository, " +
-					"no base, a claim you do not hold. One line on stderr, starting with `error:`, says what to fix; nothing was changed."},
+					"no base, a claim you do not hold, a remote that does not exist. With `--exit-code`, `--next` or `--claim`: " +
+					"several remotes hold the run's branches, their copies differ and nothing chose one (`remote_ambiguous`). " +
+					"One line on stderr, starting with `error:`, says what to fix; nothing was changed."},
 			}},
 			{Title: "EXAMPLES", Blocks: []manpage.Block{
 				manpage.Para("A run `x1y2z3` crashed. Where is it?"),
@@ -109,8 +116,9 @@ func Manual() *manpage.Page {
 				manpage.Code{"git taskresume x1y2z3 --next"},
 				manpage.Para("The same as one JSON document, for a program:"),
 				manpage.Code{"git taskresume x1y2z3 --json"},
-				manpage.Para("A CI step that fails while the run is not complete:"),
-				manpage.Code{"git taskresume x1y2z3 --exit-code"},
+				manpage.Para("A CI step that fails while the run is not complete. A CI checkout holds the run's branches " +
+					"as remote-tracking branches; fetch them, then the run is read from the remote that has them:"),
+				manpage.Code{"git fetch origin '+refs/heads/x1y2z3-*:refs/remotes/origin/x1y2z3-*'", "git taskresume x1y2z3 --exit-code"},
 				manpage.Para("Before starting them again, see what git taskclean would do with the stale worktrees " +
 					"the crash left, then do it (everything is saved under `refs/taskclean/x1y2z3/` first):"),
 				manpage.Code{"git taskclean --run x1y2z3 -n", "git taskclean --run x1y2z3"},

@@ -67,6 +67,7 @@ func run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	// asked only if something fails.
 	st, err := resume.GatherOpening(ctx, resume.StartOpen(ctx, ""), resume.Options{
 		Run: o.Run, PlanPath: o.Plan, Base: o.Base, FromPhase: o.FromPhase, Cwd: cwd, Remote: o.Remote, Sizes: o.Sizes,
+		LiveRemote: o.Mode == ModeNext,
 	})
 	if err != nil {
 		return resume.Explain(ctx, "git-taskresume", err)
@@ -76,6 +77,11 @@ func run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	}
 	if o.Mode.handsOut() {
 		if err := st.HandOutError(o.Mode.String()); err != nil {
+			return err
+		}
+	}
+	if o.ExitCode {
+		if err := st.GateError(); err != nil {
 			return err
 		}
 	}

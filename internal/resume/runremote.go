@@ -1,0 +1,358 @@
+package resume
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/ui"
+)
+
+// The run's remote (docs/DESIGN.md, "Which remote a run is read from"): a
+// clone holds a finished run's branches as remote-tracking refs only, so
+// a report that read local branches alone would call the run unfinished
+// in every clone but the one that ran it. Without --remote or git config
+// taskresume.remote, the run is read from the one remote that holds its
+// branches, as git switch takes a branch found on exactly one remote.
+
+// remoteChoice is which remote's copies of the run's branches are read.
+type remoteChoice struct {
+	name   string // "" for none
+	source RemoteSource
+	// same are the other remotes whose copies of the run's branches are
+	// the chosen one's, ref for ref: one remote, as far as the run goes.
+	same []string
+	// differ are the remotes whose copies disagree when no setting
+	// decides between them: none is read (remote_ambiguous).
+	differ []string
+}
+
+// remoteRef attributes a remote-tracking ref to its remote: the longest
+// configured remote name it lies under, else its first path component
+// (the layout of git's default refspec). ok is false for a ref that is
+// not under refs/remotes/<remote>/.
+func remoteRef(ref string, remotes []string) (remote, branch string, ok bool) {
+	rest, ok := strings.CutPrefix(ref, "refs/remotes/")
+	if !ok {
+		return "", "", false
+	}
+	for _, r := range remotes {
+		if len(r) > len(remote) && strings.HasPrefix(rest, r+"/") {
+			remote = r
+		}
+	}
+	if remote == "" {
+		remote, _, _ = strings.Cut(rest, "/")
+	}
+	branch = strings.TrimPrefix(rest, remote+"/")
+	return remote, branch, branch != "" && branch != rest
+}
+
+// isRunBranch is a name of the run's branches: a task branch or <run>-main.
+func isRunBranch(name, run string) bool {
+	return strings.HasPrefix(name, branches.TaskPrefix(run)) || name == branches.MainBranch(run)
+}
+
+// runCopies are the run's branches each remote holds: branch -> commit.
+func runCopies(refs []gitcmd.Ref, remotes []string, run string) map[string]map[string]string {
+	held := map[string]map[string]string{}
+	for _, r := range refs {
+		remote, branch, ok := remoteRef(r.Name, remotes)
+		if !ok || !isRunBranch(branch, run) {
+			continue
+		}
+		if held[remote] == nil {
+			held[remote] = map[string]string{}
+		}
+		held[remote][branch] = r.OID
+	}
+	return held
+}
+
+// pickRemote chooses the run's remote. explicit is --remote or
+// taskresume.remote (source says which); defaultRemote is git's
+// checkout.defaultRemote, read only when several remotes differ.
+func pickRemote(held map[string]map[string]string, explicit string, source RemoteSource, defaultRemote string) remoteChoice {
+	var names []string
+	var c remoteChoice
+	for r := range held {
+		// A remote whose name holds a "/" is never read (its refs cannot
+		// be told from another remote's branches): its task branches are
+		// said as unread.
+		if !strings.Contains(r, "/") {
+			names = append(names, r)
+		}
+	}
+	if explicit != "" {
+		c.name, c.source = explicit, source
+		return c
+	}
+	// Remotes whose copies are equal count as one.
+	var groups [][]string
+	for _, r := range orderRemotes(names, defaultRemote) {
+		placed := false
+		for i, g := range groups {
+			if sameCopies(held[g[0]], held[r]) {
+				groups[i] = append(g, r)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			groups = append(groups, []string{r})
+		}
+	}
+	switch {
+	case len(groups) == 0:
+		return c
+	case len(groups) == 1:
+		c.name, c.same, c.source = groups[0][0], groups[0][1:], RemoteImplicit
+		return c
+	}
+	// Several differ: git's own setting picks one, if it holds the run.
+	for _, g := range groups {
+		for _, r := range g {
+			if r == defaultRemote {
+				c.name, c.source = r, RemoteDefault
+				for _, o := range g {
+					if o != r {
+						c.same = append(c.same, o)
+					}
+				}
+				return c
+			}
+		}
+	}
+	for _, g := range groups {
+		c.differ = append(c.differ, g...)
+	}
+	sort.Strings(c.differ)
+	return c
+}
+
+// orderRemotes puts the remote a group is named by first: git's
+// checkout.defaultRemote, then origin, then by name.
+func orderRemotes(names []string, defaultRemote string) []string {
+	rank := func(r string) int {
+		switch r {
+		case defaultRemote:
+			return 0
+		case "origin":
+			return 1
+		}
+		return 2
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if ri, rj := rank(names[i]), rank(names[j]); ri != rj {
+			return ri < rj
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+func sameCopies(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// ambiguousMessage says why no remote was read, and how to choose one.
+func (c remoteChoice) ambiguousMessage(run string, held map[string]map[string]string) string {
+	parts := make([]string, len(c.differ))
+	for i, r := range c.differ {
+		parts[i] = fmt.Sprintf("%s (%s)", r, branchCount(len(held[r])))
+	}
+	return fmt.Sprintf("the branches of run %s are on several remotes whose copies differ: %s; none is read, so tasks done only there look not done: pass --remote NAME, or set git config taskresume.remote (or git's checkout.defaultRemote) to the one the run's agents push to",
+		run, strings.Join(parts, ", "))
+}
+
+func branchCount(n int) string {
+	if n == 1 {
+		return "1 branch"
+	}
+	return fmt.Sprintf("%d branches", n)
+}
+
+// RemoteRead says which remote's copies of the run's branches a report
+// read (Report.RemoteRead; null when none was).
+type RemoteRead struct {
+	Name   string       `json:"name"`
+	Source RemoteSource `json:"source"`
+	// Live: the remote itself was asked (its claims, and whether its
+	// branches moved since the fetch); else only its remote-tracking refs
+	// were read, as last fetched, and no network was used.
+	Live bool `json:"live"`
+	// FetchedAt is when this repository last fetched the run's branches
+	// from it, as far as it records (the newest entry of their
+	// remote-tracking refs' reflogs, or FETCH_HEAD's time when it names the
+	// remote's URL); null when it does not.
+	FetchedAt *time.Time `json:"fetched_at"`
+	// Same are other remotes holding the same copies of the run's
+	// branches, ref for ref.
+	Same []string `json:"same,omitempty"`
+}
+
+// remoteURL is the remote's fetch URL as configured ("" when unknown).
+func remoteURL(cfg map[string]string, remote string) string {
+	return cfg["remote."+strings.ToLower(remote)+".url"]
+}
+
+// lastFetched is when the run's branches were last fetched from remote:
+// the newest reflog entry of their remote-tracking refs (a fetch that
+// changed one), or FETCH_HEAD's time when the last fetch was from the
+// remote's URL; nil when neither says. commonDir holds the reflogs,
+// gitDir FETCH_HEAD (it belongs to the worktree that fetched).
+func lastFetched(commonDir, gitDir, remote string, held map[string]string, url string) *time.Time {
+	var newest time.Time
+	for branch := range held {
+		if t, ok := lastReflogTime(filepath.Join(commonDir, "logs", "refs", "remotes", filepath.FromSlash(remote), filepath.FromSlash(branch))); ok && t.After(newest) {
+			newest = t
+		}
+	}
+	for _, dir := range []string{gitDir, commonDir} {
+		if t, ok := fetchHeadTime(filepath.Join(dir, "FETCH_HEAD"), url); ok && t.After(newest) {
+			newest = t
+		}
+	}
+	if newest.IsZero() {
+		// git clone writes no reflog for the remote-tracking refs it
+		// makes: unchanged since, they are as the clone fetched them.
+		if t, ok := cloneTime(filepath.Join(commonDir, "logs", "HEAD"), url); ok {
+			newest = t
+		}
+	}
+	if newest.IsZero() {
+		return nil
+	}
+	newest = newest.UTC().Truncate(time.Second)
+	return &newest
+}
+
+// lastReflogTime is the time of a reflog file's last entry; only the
+// file's end is read (a long-lived ref's reflog can be large).
+func lastReflogTime(path string) (time.Time, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return time.Time{}, false
+	}
+	defer f.Close()
+	const tail = 4096
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return time.Time{}, false
+	}
+	off := fi.Size() - tail
+	if off < 0 {
+		off = 0
+	}
+	buf := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return time.Time{}, false
+	}
+	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if t, ok := reflogTime(lines[i]); ok {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// reflogTime reads the time of "<old> <new> <name> <email> <time> <tz>\t...".
+func reflogTime(line string) (time.Time, bool) {
+	head, _, _ := strings.Cut(line, "\t")
+	f := strings.Fields(head)
+	if len(f) < 4 || !isObjectID(f[0]) || !isObjectID(f[1]) {
+		return time.Time{}, false
+	}
+	sec, err := strconv.ParseInt(f[len(f)-2], 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(sec, 0), true
+}
+
+// cloneTime is when the repository was cloned from url: the time of the
+// first entry of HEAD's reflog, when it says "clone: from <url>".
+func cloneTime(path, url string) (time.Time, bool) {
+	f, err := os.Open(path)
+	if err != nil || url == "" {
+		return time.Time{}, false
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	n, _ := f.Read(buf)
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	_, msg, _ := strings.Cut(line, "\t")
+	from, ok := strings.CutPrefix(msg, "clone: from ")
+	if !ok || !sameURL(from, url) {
+		return time.Time{}, false
+	}
+	return reflogTime(line)
+}
+
+// sameURL compares URLs as git writes them in FETCH_HEAD: without a
+// trailing "/" or ".git".
+func sameURL(a, b string) bool {
+	norm := func(u string) string { return strings.TrimSuffix(strings.TrimRight(u, "/"), ".git") }
+	return norm(a) == norm(b)
+}
+
+// fetchHeadTime is FETCH_HEAD's modification time, when what it records
+// was fetched from url (git writes it as "... of <url>", without a
+// trailing "/" or ".git").
+func fetchHeadTime(path, url string) (time.Time, bool) {
+	if url == "" {
+		return time.Time{}, false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return time.Time{}, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if i := strings.LastIndex(line, " of "); i >= 0 && sameURL(line[i+4:], url) {
+			fi, err := os.Stat(path)
+			if err != nil {
+				return time.Time{}, false
+			}
+			return fi.ModTime(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// describe says, for the report's header, which remote was read, why, and
+// how fresh its copies are.
+func (r *RemoteRead) describe() string {
+	why := map[RemoteSource]string{
+		RemoteFromFlag:   "--remote",
+		RemoteFromConfig: "git config taskresume.remote",
+		RemoteImplicit:   "the remote that holds the run's branches",
+		RemoteDefault:    "checkout.defaultRemote, among remotes that differ",
+	}[r.Source]
+	if len(r.Same) > 0 {
+		why += "; " + strings.Join(r.Same, ", ") + " hold the same"
+	}
+	fetched := "as last fetched (fetch time unknown)"
+	if r.FetchedAt != nil {
+		fetched = "as fetched " + ui.When(*r.FetchedAt)
+	}
+	how := "its copies " + fetched
+	if r.Live {
+		how = "claims read live, branches " + fetched
+	}
+	return fmt.Sprintf("remote %s (%s): %s", r.Name, why, how)
+}
