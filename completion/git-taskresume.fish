@@ -114,7 +114,7 @@ complete -c git-taskresume -l list -d 'List every run found with its progress'
 complete -c git-taskresume -l base -x -a '(__git_taskresume_refs)' -d 'Count own commits against REF'
 complete -c git-taskresume -l plan -r -F -d 'Read the plan from PATH, or from a commit as REV:PATH'
 complete -c git-taskresume -l from-phase -x -d 'Put phases before N out of scope'
-complete -c git-taskresume -l remote -x -a '(__git_taskresume_remotes)' -d "Also read the run's branches from refs/remotes/NAME/"
+complete -c git-taskresume -l remote -x -a '(__git_taskresume_remotes)' -d "Read the run's branches and claims from remote NAME"
 complete -c git-taskresume -l claim -d 'Take the first runnable task nobody holds, print its id'
 complete -c git-taskresume -l as -x -d "The claim holder's name"
 complete -c git-taskresume -l ttl -x -d 'A claim expires after DURATION unless renewed'

@@ -541,7 +541,9 @@ func (g *gathering) readPlan() error {
 		st.fromPhase = opts.FromPhase
 	}
 
-	if p == nil && len(st.TaskBranches) == 0 && st.MainBranch == nil && !st.hasRunWorktree(g.wts, run) {
+	// Branches only a remote not read holds make the run known: its
+	// report says why they are not read, rather than "unknown run".
+	if p == nil && len(st.TaskBranches) == 0 && st.MainBranch == nil && len(st.Unread) == 0 && !st.hasRunWorktree(g.wts, run) {
 		return exit.BadInput("unknown run %q: no branch %s* and %s (check the run id)", run, branches.TaskPrefix(run), noPlanHint(run, pr.looked, st))
 	}
 

@@ -74,12 +74,12 @@ func (st *State) unreadMessage() string {
 	}
 	how := make([]string, len(remotes))
 	for i, r := range remotes {
-		how[i] = "--remote " + r
+		how[i] = "with --remote " + r
 		if strings.Contains(r, "/") {
-			how[i] = fmt.Sprintf("renaming remote %s (its name holds a /, and such a remote is never read: git remote rename %s %s)", r, r, strings.ReplaceAll(r, "/", "-"))
+			how[i] = fmt.Sprintf("after renaming remote %s (its name holds a /, and such a remote is never read: git remote rename %s %s)", r, r, strings.ReplaceAll(r, "/", "-"))
 		}
 	}
-	return fmt.Sprintf("%d task branch(es) of run %s exist only as remote-tracking branches (%s): they are read only with %s; without it their tasks look not started",
+	return fmt.Sprintf("%d task branch(es) of run %s exist only as remote-tracking branches (%s): they are read only %s; without it their tasks look not started",
 		len(st.Unread), st.opts.Run, ui.FirstFew(st.Unread), strings.Join(how, " or "))
 }
 
