@@ -197,12 +197,14 @@ func (st *State) HandOutError(mode string) error {
 
 // GateError says why --exit-code cannot answer on this reading, or is
 // nil: a run whose branches are on remotes none of which was read is not
-// known to be unfinished.
+// known to be unfinished. Where a remote was read, branches only another
+// remote holds are said (remote_branches_unread) and the gate answers
+// from the remote read, as --remote asks.
 func (st *State) GateError() error {
 	switch {
 	case st.Ambiguous != "":
 		return exit.BadInput("--exit-code: %s", st.Ambiguous)
-	case len(st.Unread) > 0 && st.Report.Status != RunCompleted:
+	case len(st.Unread) > 0 && st.remote.name == "" && st.Report.Status != RunCompleted:
 		return exit.BadInput("--exit-code: %s", st.unreadMessage())
 	}
 	return nil
