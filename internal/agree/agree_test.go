@@ -298,6 +298,9 @@ func TestSeveralRemotes(t *testing.T) {
 	if a.gateCode != 2 || a.nextCode != 2 || a.cleanOK {
 		t.Errorf("differing copies: --exit-code %d, --next %d, clean answered %v; want 2, 2, refused", a.gateCode, a.nextCode, a.cleanOK)
 	}
+	if r := testbin.Must(t, testbin.Taskresume(ci, nil, "--list")); !regexp.MustCompile(`(?m)^x1y2z3 .*  remotes differ: none read \(remote_ambiguous\)$`).MatchString(r.Stdout) {
+		t.Errorf("--list does not say the remotes differ:\n%s", r.Stdout)
+	}
 	// A named task is still cleaned: it does not depend on the verdicts.
 	if r := testbin.Taskclean(ci, nil, "--run", run, "--dry-run", "--task", "2.1"); r.Code != 0 {
 		t.Errorf("--task on an ambiguous reading: %s", r)

@@ -26,7 +26,10 @@ type ListEntry struct {
 	// RemoteRead is the remote the run's branches were read from, as in
 	// its report (nil: local branches only).
 	RemoteRead *resume.RemoteRead `json:"remote_read"`
-	Error      string             `json:"error,omitempty"`
+	// RemoteAmbiguous: several remotes hold the run's branches, their
+	// copies differ, and nothing chose one: none was read.
+	RemoteAmbiguous bool   `json:"remote_ambiguous,omitempty"`
+	Error           string `json:"error,omitempty"`
 }
 
 // ListReport is the JSON document of --list --json.
@@ -115,6 +118,7 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 			if r.Resume != nil {
 				e.ResumePhase = &r.Resume.Phase
 			}
+			e.RemoteAmbiguous = st.Ambiguous != ""
 		}
 		entries = append(entries, e)
 	}
@@ -132,8 +136,11 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 			if e.ResumePhase != nil {
 				extra = fmt.Sprintf("  resume at phase %d", *e.ResumePhase)
 			}
-			if e.RemoteRead != nil {
+			switch {
+			case e.RemoteRead != nil:
 				from = "  read from " + e.RemoteRead.Name
+			case e.RemoteAmbiguous:
+				from = "  remotes differ: none read (remote_ambiguous)"
 			}
 			fmt.Fprintf(stdout, "%-20s %-12s %d/%d tasks%s  plan %s%s\n", e.RunID, e.Status, e.CompletedTasks, e.TotalTasks, extra, ui.Display(*e.Plan), from)
 		}
