@@ -28,12 +28,14 @@ func (d *decision) discardWork() {
 	}
 }
 
-// takenBack says whether a branch named like the discarded one holds its
-// saved tip (the walk's index idx) again.
+// takenBack says whether a local branch named like the discarded one holds
+// its saved tip (the walk's index idx) again. A remote-tracking copy does
+// not: the clean deleted the local branch and left the remote's, so the
+// copy holding the tip is what was discarded, not an undo.
 func (d *decision) takenBack(dc Discard, idx int) bool {
 	back := false
 	for i, b := range d.bs {
-		back = back || b.Name == dc.Name && d.anc[i] != nil && d.anc[i].has(idx)
+		back = back || b.Name == dc.Name && b.Remote == "" && d.anc[i] != nil && d.anc[i].has(idx)
 	}
 	return back
 }

@@ -217,7 +217,7 @@ func branchesToDelete(st *resume.State, opts Options, wantTask map[string]bool) 
 		if st.MainBranch != nil {
 			brs = append(brs, BranchTarget{B: *st.MainBranch})
 		}
-		return brs
+		return withCopies(st, brs)
 	}
 	for _, s := range st.States {
 		if !wantTask[s.Task.ID] {
@@ -228,6 +228,23 @@ func branchesToDelete(st *resume.State, opts Options, wantTask map[string]bool) 
 		}
 		for _, b := range s.Duplicates {
 			brs = append(brs, BranchTarget{B: b, Task: s.Task.ID})
+		}
+	}
+	return withCopies(st, brs)
+}
+
+// withCopies adds, to each branch to delete, its other copy on the remote
+// read: a local branch's remote-tracking copy is said as skipped (every
+// machine that reads the remote still reads it), and the local branch
+// behind a remote copy that counted in its place is deleted with it.
+func withCopies(st *resume.State, brs []BranchTarget) []BranchTarget {
+	for _, bt := range brs {
+		if bt.B.Remote == "" {
+			if rc, ok := st.RemoteCopies[bt.B.Name]; ok {
+				brs = append(brs, BranchTarget{B: rc, Task: bt.Task})
+			}
+		} else if lb, ok := st.LocalBehind(bt.B.Name); ok {
+			brs = append(brs, BranchTarget{B: lb, Task: bt.Task})
 		}
 	}
 	return brs
@@ -297,7 +314,8 @@ func (sel *Selection) takeBranches(brs []BranchTarget, holders map[string]string
 	for _, bt := range brs {
 		if bt.B.Remote != "" {
 			sel.Skips = append(sel.Skips, &Action{Op: OpSkipBranch, Task: bt.Task, Branch: bt.B.Remote + "/" + bt.B.Name,
-				Commit: bt.B.OID, Reason: "a remote-tracking branch; git taskclean never deletes remote branches"})
+				Commit: bt.B.OID, Reason: fmt.Sprintf("a remote-tracking branch; git taskclean never deletes remote branches, and every machine that reads %s still reads its work (to delete it there: git push %s --delete %s)",
+					bt.B.Remote, bt.B.Remote, bt.B.Name)})
 			continue
 		}
 		if msg, ok := holders[bt.B.Name]; ok {

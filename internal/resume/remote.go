@@ -224,6 +224,13 @@ func (st *State) preferNewerCopies(walk []gitcmd.LogEntry) {
 	}
 }
 
+// LocalBehind is the local task branch name when it is behind its remote
+// copy, which counts in its place.
+func (st *State) LocalBehind(name string) (branches.Branch, bool) {
+	b, ok := st.behind[name]
+	return b, ok
+}
+
 // reportMoved says which of the run's branches the remote moved since the
 // last fetch. More commits on the branch of a task already done here
 // change no answer: only the other moves make the view behind.
