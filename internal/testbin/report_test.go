@@ -53,13 +53,17 @@ func TestMirrorNamesPrintedFields(t *testing.T) {
 	dry := testbin.Must(t, testbin.Taskclean(repo, nil, "--run", run, "--json", "--dry-run"))
 	dryTask := testbin.Must(t, testbin.Taskclean(repo, nil, "--run", run, "--json", "--dry-run", "--task", "1.1"))
 	clean := testbin.Must(t, testbin.Taskclean(repo, nil, "--run", run, "--json"))
+	// A clone reads the run from origin: remote_read is filled there.
+	cloned := filepath.Join(filepath.Dir(repo), "clone")
+	testbin.Git(t, "", "clone", "-q", repo, cloned)
+	fromClone := testbin.Must(t, testbin.Taskresume(cloned, nil, run, "--json"))
 
 	for _, c := range []struct {
 		what string
 		typ  reflect.Type
 		docs []testbin.Result
 	}{
-		{"report", reflect.TypeOf(testbin.Report{}), []testbin.Result{report}},
+		{"report", reflect.TypeOf(testbin.Report{}), []testbin.Result{report, fromClone}},
 		{"clean", reflect.TypeOf(testbin.CleanResult{}), []testbin.Result{dry, dryTask, clean}},
 	} {
 		var docs []any
