@@ -195,6 +195,9 @@ func (r Runner) RunInput(ctx context.Context, stdin []byte, args ...string) ([]b
 	return r.RunEnv(ctx, nil, stdin, args...)
 }
 
+// killWait is how long a killed git's pipes are waited for.
+const killWait = time.Second
+
 // RunEnv is RunInput with extra environment variables (KEY=VALUE).
 func (r Runner) RunEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
 	trace(r.Dir, args)
@@ -204,6 +207,10 @@ func (r Runner) RunEnv(ctx context.Context, env []string, stdin []byte, args ...
 		full = append([]string{"-C", r.Dir}, args...)
 	}
 	cmd := exec.CommandContext(ctx, "git", full...)
+	// Once the context ends and git is killed, a process git started that
+	// still holds our pipes (the upload-pack or ssh of a remote that does
+	// not answer) is not waited for: the timeout is the timeout.
+	cmd.WaitDelay = killWait
 	cmd.Env = append(environ(r.Worktree), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_ADVICE=0")
 	if !r.Write {
 		cmd.Env = append(cmd.Env, "GIT_OPTIONAL_LOCKS=0")

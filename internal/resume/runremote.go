@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -223,7 +224,7 @@ func lastFetched(commonDir, gitDir, remote string, held map[string]string, url s
 		}
 	}
 	for _, dir := range []string{gitDir, commonDir} {
-		if t, ok := fetchHeadTime(filepath.Join(dir, "FETCH_HEAD"), url); ok && t.After(newest) {
+		if t, ok := fetchHeadTime(filepath.Join(dir, "FETCH_HEAD"), url, held); ok && t.After(newest) {
 			newest = t
 		}
 	}
@@ -311,10 +312,11 @@ func sameURL(a, b string) bool {
 	return norm(a) == norm(b)
 }
 
-// fetchHeadTime is FETCH_HEAD's modification time, when what it records
-// was fetched from url (git writes it as "... of <url>", without a
-// trailing "/" or ".git").
-func fetchHeadTime(path, url string) (time.Time, bool) {
+// fetchHeadTime is FETCH_HEAD's modification time, when the fetch it
+// records was from url and brought one of the run's branches (held): a
+// fetch of the default branch alone says nothing of the run's copies. git
+// writes each line as "<id>\t[not-for-merge]\tbranch '<name>' of <url>".
+func fetchHeadTime(path, url string, held map[string]string) (time.Time, bool) {
 	if url == "" {
 		return time.Time{}, false
 	}
@@ -323,7 +325,16 @@ func fetchHeadTime(path, url string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if i := strings.LastIndex(line, " of "); i >= 0 && sameURL(line[i+4:], url) {
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) < 3 {
+			continue
+		}
+		i := strings.LastIndex(f[2], " of ")
+		name, ok := strings.CutPrefix(f[2][:max(i, 0)], "branch '")
+		if i < 0 || !ok || !sameURL(f[2][i+4:], url) {
+			continue
+		}
+		if _, run := held[strings.TrimSuffix(name, "'")]; run {
 			fi, err := os.Stat(path)
 			if err != nil {
 				return time.Time{}, false
@@ -355,4 +366,16 @@ func (r *RemoteRead) describe() string {
 		how = "claims read live, branches " + fetched
 	}
 	return fmt.Sprintf("remote %s (%s): %s", r.Name, why, how)
+}
+
+// CheckRemote refuses, as every read of a run would, a --remote (flag) or
+// git config taskresume.remote that names no remote: for a command that
+// reads many runs (--list), where one refusal must stop it whole.
+func CheckRemote(ctx context.Context, repo *gitcmd.Repo, flag string) error {
+	entries, err := repo.ConfigEntries(ctx, `^(taskresume\.remote$|remote\.)`)
+	if err != nil {
+		return fmt.Errorf("read git config: %w", err)
+	}
+	_, _, err = chooseRemote(flag, gitcmd.ConfigMap(entries), remoteNames(entries))
+	return err
 }

@@ -87,6 +87,9 @@ func optionsFrom(c *cli.Context) (Options, error) {
 			return o, exit.BadInput("--%s %q: must be positive, e.g. 30m, 12h, 1d or 2w", f, cliutil.FormatDuration(d))
 		}
 	}
+	if c.IsSet("remote") && c.String("remote") == "" {
+		return o, exit.BadInput("--remote needs a remote's name (git remote lists them)")
+	}
 	cwd, _ := os.Getwd()
 	o.Clean = clean.Options{
 		Run: c.String("run"), Tasks: c.StringSlice("task"), All: c.Bool("all"), Completed: c.Bool("completed"),

@@ -101,6 +101,9 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := resume.CheckRemote(ctx, repo, o.Remote); err != nil {
+		return err
+	}
 	ids, err := runsOf(ctx, repo)
 	if err != nil {
 		return err

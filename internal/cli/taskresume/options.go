@@ -114,6 +114,9 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	case c.IsSet("ttl") && o.TTL < time.Second:
 		return o, exit.BadInput("--ttl %s: must be at least 1s, e.g. 30m, 12h or 1d: a claim expires when it ends", cliutil.FormatDuration(o.TTL))
 	}
+	if c.IsSet("remote") && c.String("remote") == "" {
+		return o, exit.BadInput("--remote needs a remote's name (git remote lists them)")
+	}
 	if c.IsSet("as") {
 		if err := claims.ValidHolder(o.As); err != nil {
 			return o, &exit.BadInputError{Msg: err.Error()}

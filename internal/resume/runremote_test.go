@@ -1,0 +1,111 @@
+package resume
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// FETCH_HEAD dates the run's copies only when its fetch brought one of the
+// run's branches from the remote's URL: a fetch of main alone, or from
+// another URL, says nothing of them.
+func TestFetchHeadTime(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "FETCH_HEAD")
+	held := map[string]string{"r1-task-1-1-a": "x"}
+	const oid = "4198e79666e70e35a0c3ea3b576ee60b8672eb2c"
+	for _, c := range []struct {
+		text, url string
+		want      bool
+	}{
+		{oid + "\t\tbranch 'main' of /srv/origin\n", "/srv/origin.git", false},
+		{oid + "\t\tbranch 'main' of /srv/origin\n" + oid + "\tnot-for-merge\tbranch 'r1-task-1-1-a' of /srv/origin\n", "/srv/origin.git/", true},
+		{oid + "\tnot-for-merge\tbranch 'r1-task-1-1-a' of /srv/other\n", "/srv/origin", false},
+		{oid + "\tnot-for-merge\tbranch 'r1-task-1-1-a' of /srv/origin\n", "", false},
+		{"torn line", "/srv/origin", false},
+	} {
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, got := fetchHeadTime(path, c.url, held); got != c.want {
+			t.Errorf("fetchHeadTime(%q, %q) = %v, want %v", c.text, c.url, got, c.want)
+		}
+	}
+}
+
+// The last well-formed entry of a reflog dates it; a torn last line does
+// not hide the one before.
+func TestLastReflogTime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	const z, a = "0000000000000000000000000000000000000000", "4198e79666e70e35a0c3ea3b576ee60b8672eb2c"
+	text := z + " " + a + " A U Thor <a@example.com> 1700000000 +0000\tfetch: storing head\n" +
+		a + " " + a + " A U Thor <a@example.com> 1700000500 +0100\tfetch: fast-forward\n" + "4198e7 torn"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := lastReflogTime(path)
+	if !ok || !got.Equal(time.Unix(1700000500, 0)) {
+		t.Errorf("lastReflogTime = %v, %v; want %v", got, ok, time.Unix(1700000500, 0))
+	}
+	if _, ok := lastReflogTime(filepath.Join(t.TempDir(), "none")); ok {
+		t.Error("a missing reflog has a time")
+	}
+}
+
+// A remote-tracking ref belongs to the longest configured remote name it
+// lies under, else to its first component.
+func TestRemoteRef(t *testing.T) {
+	remotes := []string{"origin", "team/origin"}
+	for _, c := range []struct{ ref, remote, branch string }{
+		{"refs/remotes/origin/r1-main", "origin", "r1-main"},
+		{"refs/remotes/origin/foo/r1-task-1-a", "origin", "foo/r1-task-1-a"},
+		{"refs/remotes/team/origin/r1-task-1-a", "team/origin", "r1-task-1-a"},
+		{"refs/remotes/gone/r1-main", "gone", "r1-main"},
+	} {
+		r, b, ok := remoteRef(c.ref, remotes)
+		if !ok || r != c.remote || b != c.branch {
+			t.Errorf("remoteRef(%s) = %s, %s, %v; want %s, %s", c.ref, r, b, ok, c.remote, c.branch)
+		}
+	}
+	if _, _, ok := remoteRef("refs/heads/r1-main", remotes); ok {
+		t.Error("a local branch is a remote's")
+	}
+}
+
+// The choice: one remote; equal copies as one; differing copies decided
+// only by checkout.defaultRemote naming one that holds the run; a named
+// remote always.
+func TestPickRemote(t *testing.T) {
+	a := map[string]string{"r1-main": "1", "r1-task-1-1-a": "2"}
+	b := map[string]string{"r1-main": "1"}
+	for _, c := range []struct {
+		name     string
+		held     map[string]map[string]string
+		explicit string
+		def      string
+		want     string
+		source   RemoteSource
+		differ   []string
+		same     []string
+	}{
+		{"one", map[string]map[string]string{"up": a}, "", "", "up", RemoteImplicit, nil, nil},
+		{"equal", map[string]map[string]string{"mirror": a, "origin": a}, "", "", "origin", RemoteImplicit, nil, []string{"mirror"}},
+		{"equal, default named", map[string]map[string]string{"mirror": a, "origin": a}, "", "mirror", "mirror", RemoteImplicit, nil, []string{"origin"}},
+		{"differ", map[string]map[string]string{"backup": b, "origin": a}, "", "", "", "", []string{"backup", "origin"}, nil},
+		{"differ, default decides", map[string]map[string]string{"backup": b, "origin": a}, "", "backup", "backup", RemoteDefault, nil, nil},
+		{"differ, default holds nothing", map[string]map[string]string{"backup": b, "origin": a}, "", "nowhere", "", "", []string{"backup", "origin"}, nil},
+		{"slashed only", map[string]map[string]string{"team/origin": a}, "", "", "", "", nil, nil},
+		{"named", map[string]map[string]string{"backup": b, "origin": a}, "backup", "", "backup", RemoteFromFlag, nil, nil},
+	} {
+		src := RemoteSource("")
+		if c.explicit != "" {
+			src = RemoteFromFlag
+		}
+		got := pickRemote(c.held, c.explicit, src, c.def)
+		if got.name != c.want || got.source != c.source || !slices.Equal(got.differ, c.differ) || !slices.Equal(got.same, c.same) {
+			t.Errorf("%s: got %+v; want %s (%s), differ %v, same %v", c.name, got, c.want, c.source, c.differ, c.same)
+		}
+	}
+}
