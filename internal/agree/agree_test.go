@@ -129,7 +129,7 @@ func ask(t *testing.T, dir string) answer {
 		if !slices.Equal(got, wantStale) {
 			t.Errorf("%s: the clean would remove %q; the report calls %q stale", dir, got, wantStale)
 		}
-	case dry.Code == 2 && slices.Contains(a.kinds, "remote_ambiguous"):
+	case dry.Code == 2 && (slices.Contains(a.kinds, "remote_ambiguous") || a.rep.RemoteRead == nil && slices.Contains(a.kinds, "remote_branches_unread")):
 	default:
 		t.Errorf("%s: the clean's dry run exits %d (problems %v)\n%s", dir, dry.Code, a.kinds, dry)
 	}
@@ -328,6 +328,11 @@ func TestSlashedRemote(t *testing.T) {
 	w := newWorld(t)
 	ci := w.clone(t, "ci")
 	testbin.Git(t, ci, "remote", "rename", "origin", "team/origin")
+	// A retry of 2.1 (done on the remote) left a worktree: whether it is
+	// stale depends on the branches the remote holds.
+	wt := filepath.Join(ci, ".worktrees", run+"-task-2-1")
+	testbin.Git(t, ci, "worktree", "add", "-q", "--detach", wt, "team/origin/"+run+"-task-1-2-install-dependencies")
+	testbin.WriteFile(t, filepath.Join(wt, "retry.txt"), "retry\n")
 	a := ask(t, ci)
 	if a.rep.RemoteRead != nil || !slices.Contains(a.kinds, "remote_branches_unread") {
 		t.Errorf("read %+v, problems %v", a.rep.RemoteRead, a.kinds)
@@ -337,7 +342,17 @@ func TestSlashedRemote(t *testing.T) {
 			t.Errorf("the problem does not say how to read them: %s", p.Message)
 		}
 	}
-	if a.gateCode != 2 || a.nextCode != 2 {
-		t.Errorf("--exit-code %d, --next %d; want 2, 2", a.gateCode, a.nextCode)
+	if a.gateCode != 2 || a.nextCode != 2 || a.cleanOK {
+		t.Errorf("--exit-code %d, --next %d, clean answered %v; want 2, 2, refused", a.gateCode, a.nextCode, a.cleanOK)
+	}
+	if !testbin.Exists(filepath.Join(wt, "retry.txt")) {
+		t.Error("the retry's worktree is gone")
+	}
+	if r := testbin.Taskresume(ci, nil, run, "--claim", "--as", "a"); r.Code != 2 || !strings.Contains(r.Stderr, "git remote rename team/origin team-origin") {
+		t.Errorf("--claim with the run on a remote never read: %s", r)
+	}
+	list := testbin.Must(t, testbin.Taskresume(ci, nil, "--list"))
+	if !strings.Contains(list.Stdout, "task branches on remotes not read (remote_branches_unread)") {
+		t.Errorf("--list does not say the run's branches are not read:\n%s", list.Stdout)
 	}
 }

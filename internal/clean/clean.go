@@ -171,8 +171,8 @@ func checkTasks(st *resume.State, opts Options) (map[string]bool, error) {
 	// Which worktrees are stale follows from which tasks are done: on a
 	// reading that cannot say (remotes that differ, none read), only a
 	// clean that names what it removes may go on.
-	if st.Ambiguous != "" && !opts.All && len(opts.Tasks) == 0 {
-		return nil, exit.BadInput("cannot tell which worktrees are stale (that follows from which tasks are done): %s; or name what to remove: --task ID, --all", st.Ambiguous)
+	if why := st.Undecided(); why != "" && !opts.All && len(opts.Tasks) == 0 {
+		return nil, exit.BadInput("cannot tell which worktrees are stale (that follows from which tasks are done): %s; or name what to remove: --task ID, --all", why)
 	}
 	want := map[string]bool{}
 	for _, id := range opts.Tasks {

@@ -189,23 +189,39 @@ func (st *State) HandOutError(mode string) error {
 	case len(st.Moved) > 0:
 		return &exit.BadInputError{Msg: st.movedMessage()}
 	case len(st.Unread) > 0:
+		r, _, _ := strings.Cut(st.Unread[0], "/"+branches.TaskPrefix(st.opts.Run))
+		if strings.Contains(r, "/") {
+			return exit.BadInput("%s: %s", mode, st.unreadMessage())
+		}
 		return exit.BadInput("%s: %s and the run's other task branches on that remote are not read: pass --remote %s, or git config taskresume.remote",
-			mode, st.Unread[0], strings.SplitN(st.Unread[0], "/", 2)[0])
+			mode, st.Unread[0], r)
 	}
 	return nil
 }
 
-// GateError says why --exit-code cannot answer on this reading, or is
-// nil: a run whose branches are on remotes none of which was read is not
-// known to be unfinished. Where a remote was read, branches only another
-// remote holds are said (remote_branches_unread) and the gate answers
-// from the remote read, as --remote asks.
-func (st *State) GateError() error {
+// Undecided says why this reading cannot tell which tasks are done, or is
+// "": remotes that differ with none chosen, or no remote read while one
+// that cannot be read holds task branches of the run. An answer that
+// follows from the verdicts (the gate, the clean's choice of stale
+// worktrees) is then refused rather than guessed.
+func (st *State) Undecided() string {
 	switch {
 	case st.Ambiguous != "":
-		return exit.BadInput("--exit-code: %s", st.Ambiguous)
-	case len(st.Unread) > 0 && st.remote.name == "" && st.Report.Status != RunCompleted:
-		return exit.BadInput("--exit-code: %s", st.unreadMessage())
+		return st.Ambiguous
+	case len(st.Unread) > 0 && st.remote.name == "":
+		return st.unreadMessage()
+	}
+	return ""
+}
+
+// GateError says why --exit-code cannot answer on this reading, or is
+// nil (Undecided). A run that reads complete all the same passes: more
+// branches elsewhere cannot undo a task. Where a remote was read, branches
+// only another remote holds are said (remote_branches_unread) and the gate
+// answers from the remote read, as --remote asks.
+func (st *State) GateError() error {
+	if why := st.Undecided(); why != "" && (st.Ambiguous != "" || st.Report.Status != RunCompleted) {
+		return exit.BadInput("--exit-code: %s", why)
 	}
 	return nil
 }

@@ -28,8 +28,11 @@ type ListEntry struct {
 	RemoteRead *resume.RemoteRead `json:"remote_read"`
 	// RemoteAmbiguous: several remotes hold the run's branches, their
 	// copies differ, and nothing chose one: none was read.
-	RemoteAmbiguous bool   `json:"remote_ambiguous,omitempty"`
-	Error           string `json:"error,omitempty"`
+	RemoteAmbiguous bool `json:"remote_ambiguous,omitempty"`
+	// RemoteBranchesUnread counts the run's task branches only a remote
+	// that was not read holds.
+	RemoteBranchesUnread int    `json:"remote_branches_unread,omitempty"`
+	Error                string `json:"error,omitempty"`
 }
 
 // ListReport is the JSON document of --list --json.
@@ -121,7 +124,7 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 			if r.Resume != nil {
 				e.ResumePhase = &r.Resume.Phase
 			}
-			e.RemoteAmbiguous = st.Ambiguous != ""
+			e.RemoteAmbiguous, e.RemoteBranchesUnread = st.Ambiguous != "", len(st.Unread)
 		}
 		entries = append(entries, e)
 	}
@@ -133,7 +136,11 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 		case e.Error != "":
 			fmt.Fprintf(stdout, "%-20s error: %s\n", e.RunID, e.Error)
 		case e.Plan == nil:
-			fmt.Fprintf(stdout, "%-20s %-12s (no plan)\n", e.RunID, e.Status)
+			unread := ""
+			if e.RemoteBranchesUnread > 0 {
+				unread = fmt.Sprintf("  %d task branches on remotes not read (remote_branches_unread)", e.RemoteBranchesUnread)
+			}
+			fmt.Fprintf(stdout, "%-20s %-12s (no plan)%s\n", e.RunID, e.Status, unread)
 		default:
 			extra, from := "", ""
 			if e.ResumePhase != nil {
@@ -144,6 +151,9 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 				from = "  read from " + e.RemoteRead.Name
 			case e.RemoteAmbiguous:
 				from = "  remotes differ: none read (remote_ambiguous)"
+			}
+			if e.RemoteBranchesUnread > 0 && !e.RemoteAmbiguous {
+				from += fmt.Sprintf("  %d task branches on remotes not read (remote_branches_unread)", e.RemoteBranchesUnread)
 			}
 			fmt.Fprintf(stdout, "%-20s %-12s %d/%d tasks%s  plan %s%s\n", e.RunID, e.Status, e.CompletedTasks, e.TotalTasks, extra, ui.Display(*e.Plan), from)
 		}
