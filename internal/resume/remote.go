@@ -158,12 +158,32 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd
 		}
 	}
 	sort.Strings(st.Moved)
+	// Copies of task branches the remote no longer has: a fetch without
+	// --prune keeps them. reportMoved keeps those that a done task stands
+	// on alone.
+	for ref := range allRefs {
+		name, ok := strings.CutPrefix(ref, prefix)
+		if _, held := v.Heads["refs/heads/"+name]; ok && strings.HasPrefix(name, branches.TaskPrefix(st.opts.Run)) && !held {
+			st.Gone = append(st.Gone, name)
+		}
+	}
+	sort.Strings(st.Gone)
 }
 
 // movedMessage says that the remote-tracking copies are behind the remote.
 func (st *State) movedMessage() string {
+	if len(st.Moved) == 0 {
+		return st.goneMessage()
+	}
 	return fmt.Sprintf("%s has moved on since the last fetch: %d of the run's branches differ from %s/ here (%s); git fetch %s, then read again",
 		st.Remote, len(st.Moved), st.Remote, ui.FirstFew(st.Moved), st.Remote)
+}
+
+// goneMessage says that the remote deleted branches whose copies here
+// make tasks done.
+func (st *State) goneMessage() string {
+	return fmt.Sprintf("%s has deleted %d of the run's task branches since the last fetch (%s), whose copies here are all that makes their tasks done (deleted to run them again, or given up); git fetch --prune %s, then read again",
+		st.Remote, len(st.Gone), ui.FirstFew(st.Gone), st.Remote)
 }
 
 // HandOutError says why tasks cannot be handed out (mode is --claim or
@@ -186,7 +206,7 @@ func (st *State) HandOutError(mode string) error {
 			mode, st.opts.Run, r, r, r)
 	case mode != "--claim" && mode != "--next":
 		return nil // --renew, --release: the claim is the task's already
-	case len(st.Moved) > 0:
+	case len(st.Moved) > 0 || len(st.Gone) > 0:
 		return &exit.BadInputError{Msg: st.movedMessage()}
 	case len(st.Unread) > 0:
 		r, _, _ := strings.Cut(st.Unread[0], "/"+branches.TaskPrefix(st.opts.Run))
@@ -266,6 +286,24 @@ func (st *State) reportMoved(v branches.Verdict) {
 	st.Moved = moved
 	if len(st.Moved) > 0 {
 		st.Report.Problems = append(st.Report.Problems, Problem{Kind: ProblemRemoteMoved, Message: st.movedMessage()})
+	}
+	// A deleted branch matters where its copy alone makes a task done (a
+	// merged-and-deleted task is landed on the base: no answer changes).
+	counted := map[string]bool{}
+	for _, s := range v.States {
+		if s.Branch != nil && s.Branch.Remote != "" && s.Status == branches.Completed {
+			counted[s.Branch.Name] = true
+		}
+	}
+	gone := st.Gone[:0]
+	for _, name := range st.Gone {
+		if counted[name] {
+			gone = append(gone, name)
+		}
+	}
+	st.Gone = gone
+	if len(st.Gone) > 0 {
+		st.Report.Problems = append(st.Report.Problems, Problem{Kind: ProblemRemoteMoved, Message: st.goneMessage()})
 	}
 }
 

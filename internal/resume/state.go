@@ -94,6 +94,9 @@ type State struct {
 	// than its remote-tracking copy here (or holds and the copy lacks, or
 	// lacks): the report reads the copies, which are behind.
 	Moved []string
+	// Gone are the run's task branches the remote deleted whose copies
+	// here are all that makes their tasks done (read live only).
+	Gone []string
 	// ReadFrom is where the remote's claims are read back from ("" for
 	// the remote itself): its push URL when one is configured.
 	ReadFrom string
