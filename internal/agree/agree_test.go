@@ -356,3 +356,38 @@ func TestSlashedRemote(t *testing.T) {
 		t.Errorf("--list does not say the run's branches are not read:\n%s", list.Stdout)
 	}
 }
+
+// The machine that ran the run, beside an older mirror: the mirror's
+// copies are behind the local branches (never read: local wins), so it
+// reads as origin does, and a complete run passes the gate. A clone with
+// the same two remotes and no local branch cannot tell: they differ.
+func TestOlderMirrorBesideTheLocalBranches(t *testing.T) {
+	w := newWorld(t)
+	testbin.Git(t, w.src, "remote", "add", "backup", w.older)
+	testbin.Git(t, w.src, "fetch", "-q", "backup")
+	// 1.2 gets a review fix after the mirror was taken, pushed to origin.
+	b12 := run + "-task-1-2-install-dependencies"
+	fix := testbin.Finish(t, w.src, run, "9.9", "fix", b12)
+	testbin.Git(t, w.src, "branch", "-f", b12, fix)
+	testbin.Git(t, w.src, "branch", "-D", fix)
+	b21 := testbin.Finish(t, w.src, run, "2.1", "user-service-again", b12)
+	testbin.Git(t, w.src, "branch", "-D", run+"-task-2-1-user-service")
+	testbin.Git(t, w.src, "branch", "-m", b21, run+"-task-2-1-user-service")
+	for _, id := range []string{"2.2", "2.3", "3.1", "3.2"} {
+		testbin.Finish(t, w.src, run, id, "t"+strings.ReplaceAll(id, ".", ""), run+"-task-2-1-user-service")
+	}
+	testbin.Git(t, w.src, "push", "-q", "-f", "origin", "refs/heads/"+run+"-*:refs/heads/"+run+"-*")
+	testbin.Git(t, w.src, "fetch", "-q", "origin")
+
+	a := ask(t, w.src)
+	if remoteName(a.rep) != "origin" || slices.Contains(a.kinds, "remote_ambiguous") || a.rep.Status != "completed" || a.gateCode != 0 || !a.cleanOK {
+		t.Errorf("the machine that ran the run: read %+v, problems %v, %s, gate %d, clean answered %v", a.rep.RemoteRead, a.kinds, a.rep.Status, a.gateCode, a.cleanOK)
+	}
+
+	ci := w.clone(t, "ci")
+	testbin.Git(t, ci, "remote", "add", "backup", w.older)
+	testbin.Git(t, ci, "fetch", "-q", "backup")
+	if c := ask(t, ci); !slices.Contains(c.kinds, "remote_ambiguous") || c.gateCode != 2 {
+		t.Errorf("a clone with both remotes: problems %v, gate %d; want remote_ambiguous, 2", c.kinds, c.gateCode)
+	}
+}

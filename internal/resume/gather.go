@@ -294,7 +294,21 @@ func (g *gathering) chooseRunRemote() error {
 		return err
 	}
 	held := runCopies(g.refs, g.remoteNames, g.run)
-	c := pickRemote(held, explicit, source, g.cfg["checkout.defaultremote"])
+	compared := held
+	if explicit == "" && len(held) > 1 {
+		// Several remotes: compared on what they hold beyond the local
+		// branches (a stale mirror of what was pushed from here differs
+		// from origin, but reads as origin does).
+		local := map[string]string{}
+		for _, r := range g.refs {
+			if name, ok := strings.CutPrefix(r.Name, "refs/heads/"); ok && isRunBranch(name, g.run) {
+				local[name] = r.OID
+			}
+		}
+		anc := &ancestry{objs: g.objs, repo: g.repo, ctx: g.ctx, budget: ancestryBudget}
+		compared = beyondLocal(held, local, anc.isAncestor)
+	}
+	c := pickRemote(compared, explicit, source, g.cfg["checkout.defaultremote"])
 	st.remote = c
 	g.remote = c.name
 	if c.name != "" && (explicit != "" || opts.LiveRemote) {

@@ -76,9 +76,36 @@ func runCopies(refs []gitcmd.Ref, remotes []string, run string) map[string]map[s
 	return held
 }
 
+// beyondLocal is, for each remote, the copies that could change the
+// reading: a copy equal to the local branch of its name, or behind it, is
+// never read (the local branch wins), so a remote holding only such copies
+// reads as the local branches do. isAncestor answers whether a commit is
+// an ancestor of another (ok false: it cannot tell, and the copy stays).
+func beyondLocal(held map[string]map[string]string, local map[string]string, isAncestor func(anc, desc string) (yes, ok bool)) map[string]map[string]string {
+	out := make(map[string]map[string]string, len(held))
+	for r, copies := range held {
+		out[r] = map[string]string{}
+		for b, oid := range copies {
+			l, ok := local[b]
+			if ok && l == oid {
+				continue
+			}
+			if ok {
+				if yes, known := isAncestor(oid, l); known && yes {
+					continue
+				}
+			}
+			out[r][b] = oid
+		}
+	}
+	return out
+}
+
 // pickRemote chooses the run's remote. explicit is --remote or
 // taskresume.remote (source says which); defaultRemote is git's
-// checkout.defaultRemote, read only when several remotes differ.
+// checkout.defaultRemote, read only when several remotes differ. held are
+// the run's branches on each remote; remotes are compared on what they
+// hold beyond the local branches (beyondLocal).
 func pickRemote(held map[string]map[string]string, explicit string, source RemoteSource, defaultRemote string) remoteChoice {
 	var names []string
 	var c remoteChoice
@@ -378,4 +405,59 @@ func CheckRemote(ctx context.Context, repo *gitcmd.Repo, flag string) error {
 	}
 	_, _, err = chooseRemote(flag, gitcmd.ConfigMap(entries), remoteNames(entries))
 	return err
+}
+
+// ancestryBudget bounds the commits one reading walks to compare remotes.
+const ancestryBudget = 20000
+
+// ancestry answers "is anc an ancestor of desc?" by walking desc's history
+// through the object reader, down to a day before anc's date (committer
+// dates skew), within a budget of commits shared by every question of one
+// reading; past it, it cannot tell. Without a reader, git is asked.
+type ancestry struct {
+	objs   *gitcmd.Objects
+	repo   *gitcmd.Repo
+	ctx    context.Context
+	budget int
+}
+
+func (a *ancestry) isAncestor(anc, desc string) (bool, bool) {
+	if a.objs == nil {
+		_, err := a.repo.Run(a.ctx, "merge-base", "--is-ancestor", anc, desc)
+		if err == nil {
+			return true, true
+		}
+		return false, gitcmd.ExitCode(err) == 1
+	}
+	ac, ok, err := a.objs.Commit(anc)
+	if err != nil || !ok {
+		return false, false
+	}
+	floor := ac.Time - 86400
+	seen := map[string]bool{desc: true}
+	queue := []string{desc}
+	for len(queue) > 0 {
+		if a.budget--; a.budget < 0 {
+			return false, false
+		}
+		oid := queue[0]
+		queue = queue[1:]
+		if oid == anc {
+			return true, true
+		}
+		c, ok, err := a.objs.Commit(oid)
+		if err != nil || !ok {
+			return false, false
+		}
+		if c.Time < floor {
+			continue
+		}
+		for _, p := range c.Parents {
+			if !seen[p] {
+				seen[p] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	return false, true
 }
