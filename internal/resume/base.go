@@ -20,9 +20,10 @@ import (
 // origin/HEAD set; the remote's default branch is still searched for landed
 // work. None existing is an error, never a silent zero.
 //
-// With a remote, a local <run>-main that is behind the remote's copy gives
-// way to it (the run went on elsewhere), and the report says so.
-func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, all map[string]gitcmd.Ref, run, remote string) (BaseRef, []Problem, error) {
+// With a remote (its branches under tracking), a local <run>-main that is
+// behind the remote's copy gives way to it (the run went on elsewhere),
+// and the report says so.
+func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, all map[string]gitcmd.Ref, run, remote, tracking string) (BaseRef, []Problem, error) {
 	for _, c := range []struct {
 		rev    string
 		source BaseSource
@@ -52,8 +53,9 @@ func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[s
 	// The remote copies of <run>-main, the chosen remote's first.
 	var copies []string
 	if remote != "" {
-		if _, ok := commit("refs/remotes/" + remote + "/" + mb); ok {
-			copies = append(copies, remote+"/"+mb)
+		// Where the remote's fetch refspec puts its branches.
+		if _, ok := commit(tracking + mb); ok {
+			copies = append(copies, strings.TrimPrefix(tracking+mb, "refs/remotes/"))
 		}
 	} else {
 		var names []string

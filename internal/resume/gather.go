@@ -90,13 +90,14 @@ type gathering struct {
 
 	// Stage A.
 	cfg map[string]string
-	// remoteNames are the configured remotes, as git spells them.
-	remoteNames []string
-	refs        []gitcmd.Ref
-	allRefs     map[string]gitcmd.Ref
-	wts         []*worktree.Worktree
-	objs        *gitcmd.Objects
-	remote      string
+	// remotes are the configured remotes, as git spells them, and where
+	// each one's branches are.
+	remotes remoteSet
+	refs    []gitcmd.Ref
+	allRefs map[string]gitcmd.Ref
+	wts     []*worktree.Worktree
+	objs    *gitcmd.Objects
+	remote  string
 
 	base     BaseRef
 	discards []branches.Discard
@@ -215,7 +216,7 @@ func (g *gathering) readFirst() error {
 			if entries, err = repo.ConfigEntries(ctx, `^(taskresume\.|remote\.|url\..*\.pushinsteadof$|checkout\.defaultremote$|color\.ui$|color\.taskresume$|color\.taskclean$|taskclean\.preremove(timeout)?$)`); err != nil {
 				return fmt.Errorf("read git config: %w", err)
 			}
-			g.cfg, g.remoteNames = gitcmd.ConfigMap(entries), remoteNames(entries)
+			g.cfg, g.remotes = gitcmd.ConfigMap(entries), readRemoteSet(entries)
 			return nil
 		},
 		func() (err error) {
@@ -289,11 +290,12 @@ func (g *gathering) applyConfig() error {
 // fetch); one found is read live only when asked (--next hands out work).
 func (g *gathering) chooseRunRemote() error {
 	st, opts := g.st, g.opts
-	explicit, source, err := chooseRemote(opts.Remote, g.cfg, g.remoteNames)
+	st.remotes = g.remotes
+	explicit, source, err := chooseRemote(opts.Remote, g.cfg, g.remotes)
 	if err != nil {
 		return err
 	}
-	held := runCopies(g.refs, g.remoteNames, g.run)
+	held := runCopies(g.refs, g.remotes, g.run)
 	compared := held
 	if explicit == "" && len(held) > 1 {
 		// Several remotes: compared on what they hold beyond the local
@@ -308,7 +310,7 @@ func (g *gathering) chooseRunRemote() error {
 		anc := &ancestry{objs: g.objs, repo: g.repo, ctx: g.ctx, budget: ancestryBudget}
 		compared = beyondLocal(held, local, anc.isAncestor)
 	}
-	c := pickRemote(compared, explicit, source, g.cfg["checkout.defaultremote"])
+	c := pickRemote(compared, g.remotes.readable, explicit, source, g.cfg["checkout.defaultremote"])
 	st.remote = c
 	g.remote = c.name
 	if c.name != "" && (explicit != "" || opts.LiveRemote) {
@@ -337,7 +339,7 @@ func (g *gathering) chooseRunRemote() error {
 // ones, the task branches of remotes not read, and <run>-main.
 func (g *gathering) sortRefs() error {
 	st, run, remote := g.st, g.run, g.remote
-	remotePrefix := "refs/remotes/" + remote + "/"
+	remotePrefix := g.remotes.tracking(remote)
 	byName := map[string]gitcmd.Ref{}
 	g.allRefs = map[string]gitcmd.Ref{}
 	for _, r := range g.refs {
@@ -348,7 +350,7 @@ func (g *gathering) sortRefs() error {
 	var remoteTask []string
 	st.RemoteCopies = map[string]branches.Branch{}
 	for _, r := range g.refs {
-		if rm, branch, ok := remoteRef(r.Name, g.remoteNames); ok && r.Name != "refs/remotes/origin/HEAD" && rm != remote {
+		if rm, branch, ok := g.remotes.attribute(r.Name); ok && r.Name != "refs/remotes/origin/HEAD" && rm != remote {
 			if strings.HasPrefix(branch, branches.TaskPrefix(run)) {
 				remoteTask = append(remoteTask, rm+"/"+branch)
 			}
@@ -406,7 +408,7 @@ func (g *gathering) sortRefs() error {
 // chooseBase resolves the base; a base that is <run>-main read from a
 // remote without --remote is the run's own branch all the same.
 func (g *gathering) chooseBase() error {
-	base, baseProblems, err := resolveBase(g.ctx, g.repo, g.opts, g.cfg, g.allRefs, g.run, g.remote)
+	base, baseProblems, err := resolveBase(g.ctx, g.repo, g.opts, g.cfg, g.allRefs, g.run, g.remote, g.remotes.tracking(g.remote))
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ import (
 // taskresume.remote ("" for none), checked to be a name git takes, one
 // whose remote-tracking refs can be told from another remote's, and one
 // that exists.
-func chooseRemote(flag string, cfg map[string]string, remotes []string) (string, RemoteSource, error) {
+func chooseRemote(flag string, cfg map[string]string, rs remoteSet) (string, RemoteSource, error) {
 	remote, source, what := flag, RemoteFromFlag, "--remote"
 	if remote == "" {
 		remote, source, what = cfg["taskresume.remote"], RemoteFromConfig, "git config taskresume.remote"
@@ -37,10 +37,10 @@ func chooseRemote(flag string, cfg map[string]string, remotes []string) (string,
 		// branch b/<branch>: the run's branches would go unread.
 		return "", "", exit.BadInput("remote %q (from %s): names with a / are not supported; git remote rename %s to a name without one", remote, what, remote)
 	}
-	if !slices.Contains(remotes, remote) {
+	if !rs.has(remote) {
 		known := "this repository has no remote"
-		if len(remotes) > 0 {
-			known = "the remotes are " + strings.Join(remotes, ", ")
+		if len(rs.names) > 0 {
+			known = "the remotes are " + strings.Join(rs.names, ", ")
 		}
 		return "", "", exit.BadInput("remote %q (from %s) does not exist (%s): name one of them, or git remote add %s URL", remote, what, known, remote)
 	}
@@ -74,9 +74,13 @@ func (st *State) unreadMessage() string {
 	}
 	how := make([]string, len(remotes))
 	for i, r := range remotes {
-		how[i] = "with --remote " + r
-		if strings.Contains(r, "/") {
+		switch {
+		case strings.Contains(r, "/"):
 			how[i] = fmt.Sprintf("after renaming remote %s (its name holds a /, and such a remote is never read: git remote rename %s %s)", r, r, strings.ReplaceAll(r, "/", "-"))
+		case !st.remotes.has(r):
+			how[i] = fmt.Sprintf("through a remote that fetches into refs/remotes/%s/, and none does (a removed remote's leftovers, or a fetch refspec that writes elsewhere: git remote -v lists the remotes)", r)
+		default:
+			how[i] = "with --remote " + r
 		}
 	}
 	return fmt.Sprintf("%d task branch(es) of run %s exist only as remote-tracking branches (%s): they are read only %s; without it their tasks look not started",
@@ -139,7 +143,7 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd
 			"task %s is claimed twice: by %s in this repository only, and by %s on %s; claims taken without the remote are invisible to other machines (set git config taskresume.remote on every machine); one of them should release it",
 			id, local[id].Holder, v.Claims[id].Holder, remote)})
 	}
-	prefix := "refs/remotes/" + remote + "/"
+	prefix := st.remotes.tracking(remote)
 	// A branch is read from here as the local branch, else as the copy:
 	// it is behind when neither is at the remote's commit. A branch the
 	// remote deleted is not: the copy is older news (merged, or given up),
@@ -210,7 +214,7 @@ func (st *State) HandOutError(mode string) error {
 		return &exit.BadInputError{Msg: st.movedMessage()}
 	case len(st.Unread) > 0:
 		r, _, _ := strings.Cut(st.Unread[0], "/"+branches.TaskPrefix(st.opts.Run))
-		if strings.Contains(r, "/") {
+		if !st.remotes.readable(r) {
 			return exit.BadInput("%s: %s", mode, st.unreadMessage())
 		}
 		return exit.BadInput("%s: %s and the run's other task branches on that remote are not read: pass --remote %s, or git config taskresume.remote",

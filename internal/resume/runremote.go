@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,25 +35,80 @@ type remoteChoice struct {
 	differ []string
 }
 
-// remoteRef attributes a remote-tracking ref to its remote: the longest
-// configured remote name it lies under, else its first path component
-// (the layout of git's default refspec). ok is false for a ref that is
-// not under refs/remotes/<remote>/.
-func remoteRef(ref string, remotes []string) (remote, branch string, ok bool) {
+// remoteSet is the configured remotes: their names, as git spells them
+// (a remote's name is case-sensitive), and where each one's fetch refspec
+// puts its branches (refs/remotes/<name>/ unless it says otherwise).
+type remoteSet struct {
+	names  []string
+	prefix map[string]string
+}
+
+// readRemoteSet reads the remotes from git config's remote.* entries.
+func readRemoteSet(entries []gitcmd.ConfigEntry) remoteSet {
+	rs := remoteSet{names: remoteNames(entries), prefix: map[string]string{}}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Key, "remote.")
+		name, key := rest, ""
+		if i := strings.LastIndexByte(rest, '.'); i > 0 {
+			name, key = rest[:i], rest[i+1:]
+		}
+		if !ok || !strings.EqualFold(key, "fetch") || rs.prefix[name] != "" {
+			continue
+		}
+		src, dst, _ := strings.Cut(strings.TrimPrefix(e.Value, "+"), ":")
+		if src == "refs/heads/*" && strings.HasPrefix(dst, "refs/remotes/") && strings.HasSuffix(dst, "/*") {
+			rs.prefix[name] = strings.TrimSuffix(dst, "*")
+		}
+	}
+	for _, n := range rs.names {
+		if rs.prefix[n] == "" {
+			rs.prefix[n] = "refs/remotes/" + n + "/"
+		}
+	}
+	return rs
+}
+
+// has says whether name is a configured remote.
+func (rs remoteSet) has(name string) bool { return slices.Contains(rs.names, name) }
+
+// tracking is where remote's branches are: refs/remotes/<name>/, or where
+// its fetch refspec puts them.
+func (rs remoteSet) tracking(remote string) string {
+	if p := rs.prefix[remote]; p != "" {
+		return p
+	}
+	return "refs/remotes/" + remote + "/"
+}
+
+// attribute says whose a remote-tracking ref is: the configured remote
+// whose branches' place it lies under (the longest; the first configured
+// on a tie), else its first path component, a remote no configuration
+// fetches into (leftovers, never read). ok is false for a ref that is not
+// under refs/remotes/<something>/.
+func (rs remoteSet) attribute(ref string) (remote, branch string, ok bool) {
+	best := ""
+	for _, n := range rs.names {
+		if p := rs.prefix[n]; strings.HasPrefix(ref, p) && len(p) > len(best) {
+			remote, best = n, p
+		}
+	}
+	if best != "" {
+		branch = strings.TrimPrefix(ref, best)
+		return remote, branch, branch != ""
+	}
 	rest, ok := strings.CutPrefix(ref, "refs/remotes/")
 	if !ok {
 		return "", "", false
 	}
-	for _, r := range remotes {
-		if len(r) > len(remote) && strings.HasPrefix(rest, r+"/") {
-			remote = r
-		}
-	}
-	if remote == "" {
-		remote, _, _ = strings.Cut(rest, "/")
-	}
-	branch = strings.TrimPrefix(rest, remote+"/")
-	return remote, branch, branch != "" && branch != rest
+	remote, branch, ok = strings.Cut(rest, "/")
+	return remote, branch, ok && branch != ""
+}
+
+// readable says whether a remote's copies can be read: a configured
+// remote whose name holds no "/" (refs/remotes/a/b/x cannot be told from
+// remote a's branch b/x by anyone reading the refs without this config).
+func (rs remoteSet) readable(remote string) bool {
+	return rs.has(remote) && !strings.Contains(remote, "/")
 }
 
 // isRunBranch is a name of the run's branches: a task branch or <run>-main.
@@ -61,10 +117,10 @@ func isRunBranch(name, run string) bool {
 }
 
 // runCopies are the run's branches each remote holds: branch -> commit.
-func runCopies(refs []gitcmd.Ref, remotes []string, run string) map[string]map[string]string {
+func runCopies(refs []gitcmd.Ref, rs remoteSet, run string) map[string]map[string]string {
 	held := map[string]map[string]string{}
 	for _, r := range refs {
-		remote, branch, ok := remoteRef(r.Name, remotes)
+		remote, branch, ok := rs.attribute(r.Name)
 		if !ok || !isRunBranch(branch, run) {
 			continue
 		}
@@ -106,14 +162,14 @@ func beyondLocal(held map[string]map[string]string, local map[string]string, isA
 // checkout.defaultRemote, read only when several remotes differ. held are
 // the run's branches on each remote; remotes are compared on what they
 // hold beyond the local branches (beyondLocal).
-func pickRemote(held map[string]map[string]string, explicit string, source RemoteSource, defaultRemote string) remoteChoice {
+func pickRemote(held map[string]map[string]string, readable func(string) bool, explicit string, source RemoteSource, defaultRemote string) remoteChoice {
 	var names []string
 	var c remoteChoice
 	for r := range held {
-		// A remote whose name holds a "/" is never read (its refs cannot
-		// be told from another remote's branches): its task branches are
-		// said as unread.
-		if !strings.Contains(r, "/") {
+		// A remote that cannot be read (a "/" in its name, or refs no
+		// configured remote fetches into): its task branches are said as
+		// unread.
+		if readable(r) {
 			names = append(names, r)
 		}
 	}
@@ -403,7 +459,7 @@ func CheckRemote(ctx context.Context, repo *gitcmd.Repo, flag string) error {
 	if err != nil {
 		return fmt.Errorf("read git config: %w", err)
 	}
-	_, _, err = chooseRemote(flag, gitcmd.ConfigMap(entries), remoteNames(entries))
+	_, _, err = chooseRemote(flag, gitcmd.ConfigMap(entries), readRemoteSet(entries))
 	return err
 }
 

@@ -4,8 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
 )
 
 // FETCH_HEAD dates the run's copies only when its fetch brought one of the
@@ -54,23 +57,41 @@ func TestLastReflogTime(t *testing.T) {
 	}
 }
 
-// A remote-tracking ref belongs to the longest configured remote name it
-// lies under, else to its first component.
-func TestRemoteRef(t *testing.T) {
-	remotes := []string{"origin", "team/origin"}
+// A remote-tracking ref belongs to the configured remote whose fetch
+// refspec puts branches where it lies (the longest such place), else to
+// its first component, which no remote fetches into.
+func TestAttribute(t *testing.T) {
+	rs := readRemoteSet([]gitcmd.ConfigEntry{
+		{Key: "remote.origin.url", Value: "/srv/a"},
+		{Key: "remote.origin.fetch", Value: "+refs/heads/*:refs/remotes/origin/*"},
+		{Key: "remote.team/origin.url", Value: "/srv/b"},
+		{Key: "remote.Fork.url", Value: "/srv/c"},
+		{Key: "remote.Fork.fetch", Value: "+refs/heads/*:refs/remotes/upstream/*"},
+		{Key: "remote.nofetch.url", Value: "/srv/d"},
+	})
 	for _, c := range []struct{ ref, remote, branch string }{
 		{"refs/remotes/origin/r1-main", "origin", "r1-main"},
 		{"refs/remotes/origin/foo/r1-task-1-a", "origin", "foo/r1-task-1-a"},
 		{"refs/remotes/team/origin/r1-task-1-a", "team/origin", "r1-task-1-a"},
+		{"refs/remotes/upstream/r1-main", "Fork", "r1-main"},
+		{"refs/remotes/nofetch/r1-main", "nofetch", "r1-main"},
 		{"refs/remotes/gone/r1-main", "gone", "r1-main"},
 	} {
-		r, b, ok := remoteRef(c.ref, remotes)
+		r, b, ok := rs.attribute(c.ref)
 		if !ok || r != c.remote || b != c.branch {
-			t.Errorf("remoteRef(%s) = %s, %s, %v; want %s, %s", c.ref, r, b, ok, c.remote, c.branch)
+			t.Errorf("attribute(%s) = %s, %s, %v; want %s, %s", c.ref, r, b, ok, c.remote, c.branch)
 		}
 	}
-	if _, _, ok := remoteRef("refs/heads/r1-main", remotes); ok {
+	if _, _, ok := rs.attribute("refs/heads/r1-main"); ok {
 		t.Error("a local branch is a remote's")
+	}
+	for name, want := range map[string]bool{"origin": true, "Fork": true, "fork": false, "team/origin": false, "gone": false} {
+		if rs.readable(name) != want {
+			t.Errorf("readable(%s) = %v", name, !want)
+		}
+	}
+	if got := rs.tracking("Fork"); got != "refs/remotes/upstream/" {
+		t.Errorf("tracking(Fork) = %s", got)
 	}
 }
 
@@ -103,7 +124,7 @@ func TestPickRemote(t *testing.T) {
 		if c.explicit != "" {
 			src = RemoteFromFlag
 		}
-		got := pickRemote(c.held, c.explicit, src, c.def)
+		got := pickRemote(c.held, func(r string) bool { return !strings.Contains(r, "/") }, c.explicit, src, c.def)
 		if got.name != c.want || got.source != c.source || !slices.Equal(got.differ, c.differ) || !slices.Equal(got.same, c.same) {
 			t.Errorf("%s: got %+v; want %s (%s), differ %v, same %v", c.name, got, c.want, c.source, c.differ, c.same)
 		}

@@ -75,6 +75,8 @@ type State struct {
 	Remote string
 	// remote is which remote's copies of the run's branches were read.
 	remote remoteChoice
+	// remotes are the configured remotes.
+	remotes remoteSet
 	// Ambiguous says why no remote was read although several hold the
 	// run's branches ("" when that is not so): no answer may be given on
 	// this reading (--exit-code, --next).
