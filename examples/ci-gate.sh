@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
-# Gate a pull request on plan completion: exits 0 when every task of the run
-# is complete or merged on the remote, or when there is no plan run to check;
-# 1 when the run is not complete; 2 when the tool finds bad input (a failed
-# fetch fails with git's own code). Reads only what was pushed, so it needs
-# full history (fetch-depth: 0) but no local branch: it works in the detached
-# merge commit actions/checkout checks out for a pull request.
+# Gate a pull request (GitHub) or a merge request or branch pipeline (GitLab)
+# on plan completion: exits 0 when every task of the run is complete or
+# merged on the remote, or when there is no plan run to check; 1 when the run
+# is not complete; 2 when the tool finds bad input, a shallow clone among
+# them (a failed fetch fails with git's own code). Reads only what was
+# pushed, so it needs full history (fetch-depth: 0, GIT_DEPTH: 0) but no
+# local branch and no refspec of the checkout's: it fetches the branches
+# itself, and works in the detached commit actions/checkout or a GitLab
+# runner checks out.
 #
 #   examples/ci-gate.sh [RUN] [REMOTE]
 #
-# RUN defaults to $TASK_RUN_ID, else to the run that the pull request's head
-# branch ($GITHUB_HEAD_REF) belongs to. REMOTE defaults to origin.
-# examples/github-workflow.yml runs the lines below the marker unchanged.
+# RUN defaults to $TASK_RUN_ID, else to the run that the branch under test
+# belongs to: the pull request's head branch ($GITHUB_HEAD_REF), else the
+# merge request's source branch ($CI_MERGE_REQUEST_SOURCE_BRANCH_NAME), else
+# the pipeline's branch ($CI_COMMIT_BRANCH). REMOTE defaults to origin.
+# examples/github-workflow.yml and examples/gitlab-ci.yml run the lines below
+# the marker unchanged.
 # --- gate ---
 set -euo pipefail
 run=${1:-${TASK_RUN_ID:-}}
 remote=${2:-origin}
-head=${GITHUB_HEAD_REF:-}
+# The branch under test: a GitHub pull request's head branch, a GitLab merge
+# request's source branch, else a GitLab branch pipeline's branch.
+head=${GITHUB_HEAD_REF:-${CI_MERGE_REQUEST_SOURCE_BRANCH_NAME:-${CI_COMMIT_BRANCH:-}}}
+# Where it goes: the pull or merge request's target branch, else (a branch
+# pipeline) the project's default branch.
+target=${GITHUB_BASE_REF:-${CI_MERGE_REQUEST_TARGET_BRANCH_NAME:-${CI_DEFAULT_BRANCH:-}}}
 if [ -z "$run" ]; then
   # A run's branches are <run>-main and <run>-task-<id>-<slug>. A run id never
   # contains "-task", so the first "-task-<digit>" ends it.
@@ -26,7 +37,7 @@ if [ -z "$run" ]; then
 fi
 if [ -z "$run" ]; then
   if [ -z "$head" ]; then
-    why="no RUN, no TASK_RUN_ID and no pull request head branch (GITHUB_HEAD_REF)"
+    why="no RUN, no TASK_RUN_ID and no head branch (GITHUB_HEAD_REF, CI_MERGE_REQUEST_SOURCE_BRANCH_NAME or CI_COMMIT_BRANCH)"
   else
     why="head branch $head is neither <run>-main nor <run>-task-<id>-<slug>"
   fi
@@ -34,9 +45,12 @@ if [ -z "$run" ]; then
   exit 0
 fi
 
-# A CI checkout has no local branches: fetch every branch the agents pushed
-# as remote-tracking refs (harmless when they are already there).
-git fetch --quiet "$remote" "+refs/heads/*:refs/remotes/$remote/*"
+# A CI checkout has no local branches, and may have fetched only the commit
+# under test (a GitLab runner's default refspecs): fetch every branch the
+# agents pushed as remote-tracking refs (harmless when they are already
+# there). --prune: a reused build directory (GitLab's GIT_STRATEGY: fetch)
+# still holds the branches deleted on the remote since, which would count.
+git fetch --quiet --prune "$remote" "+refs/heads/*:refs/remotes/$remote/*"
 if [ -z "$(git for-each-ref --count=1 --format=x "refs/remotes/$remote/$run-main" "refs/remotes/$remote/$run-task-*")" ]; then
   # A branch that only looks like a run's, or one pushed to a fork.
   echo "not a plan run: $remote has no branch $run-main or $run-task-*; nothing to check"
@@ -47,15 +61,15 @@ fi
 # (the tool finds it, local or $remote's, when given no --base). Counted
 # against the target branch instead, a task branch cut from an advanced
 # <run>-main would take the run's earlier commits for its own. Only a run
-# without <run>-main needs a base: the pull request's target branch (a CI
-# checkout has no local main and no origin/HEAD). Without one either, the tool
-# tries main, master, origin/HEAD, origin/main and origin/master, and says so.
+# without <run>-main needs a base: the target branch (a CI checkout has no
+# local main and no origin/HEAD). Without one either, the tool tries main,
+# master, origin/HEAD, origin/main and origin/master, and says so.
 # (A string, not an array: under set -u an empty array is an error in the
 # bash before 4.4 that macOS ships.)
 base=
 if [ -z "$(git for-each-ref --count=1 --format=x "refs/heads/$run-main" "refs/remotes/$remote/$run-main")" ] &&
-  [ -n "${GITHUB_BASE_REF:-}" ]; then
-  base=--base=$remote/$GITHUB_BASE_REF
+  [ -n "$target" ]; then
+  base=--base=$remote/$target
 fi
 
 # A branch that ends in -main but has no task branch and no plan (sync-main,
@@ -68,7 +82,12 @@ if [ -z "$(git for-each-ref --count=1 --format=x "refs/remotes/$remote/$run-task
   esac
 fi
 
-# With --remote the tool reads the run's claims (refs/taskclaims/<run>/*)
-# live from the remote, with one ls-remote: no need to fetch them here.
+# --remote names the remote just fetched: the answer is read from it and no
+# other. Without it the tool would find the run's remote itself (the one
+# holding its branches: the same one in a plain CI checkout), but a second
+# remote with other copies of them (a fork's upstream) would leave the run
+# ambiguous, and the gate would exit 2. A named remote is also read live,
+# with one ls-remote: the run's claims (refs/taskclaims/<run>/*), shown in
+# the report, and whether a branch moved since the fetch above.
 git taskresume "$run" --remote "$remote" ${base:+"$base"}
 git taskresume "$run" --remote "$remote" ${base:+"$base"} --exit-code > /dev/null

@@ -25,8 +25,9 @@
 #
 # Exit codes: 0 done (no output: the run is complete); 2 bad usage, no jq,
 # or input the tools refuse (unknown run, no plan, a plan error, another
-# clean of the run at work), with a one-line error and nothing changed; 3 a
-# clean that failed part way (what it did is printed; run the script again).
+# clean of the run at work, the run's remote moved on since the last fetch
+# or not readable), with a one-line error and nothing changed; 3 a clean
+# that failed part way (what it did is printed; run the script again).
 set -euo pipefail
 
 run_hint="the **Run ID:** line of its plan"
@@ -53,6 +54,13 @@ if [ "$(jq -r .status <<<"$report")" = unknown ]; then
   echo "error: no plan found for run $run (looked in $(jq -r '.plan_searched // [] | join(", ")' <<<"$report")); run it where the plan is, or see git taskresume -h for --plan" >&2
   exit 2
 fi
+# The tasks handed out are --next's, not the report's. In a clone whose
+# run's branches are on a remote, --json reads that remote as last
+# fetched; --next, which hands out work, reads it live: it leaves out the
+# tasks claimed there, and exits 2 (saying to fetch) when a branch of the
+# run moved there since the fetch (a task finished on another machine),
+# rather than let this script hand that task out again.
+next=$(git taskresume "$run" --next)
 
 # The stale worktrees: those of tasks not done (a crashed agent's, with its
 # uncommitted work). Each is saved under refs/taskclean/RUN/ before it goes.
@@ -62,5 +70,6 @@ if [ "$(jq -r '.resume == null' <<<"$report")" = true ]; then
   echo "run $run is complete: no task to run" >&2
   exit 0
 fi
-jq -r '"resume at phase \(.resume.phase) (\(.resume.mode)): \(.resume.tasks | join(" "))"' <<<"$report" >&2
-jq -c '{plan_path: .plan, tasks: [.resume.tasks[] | {id: .}]}' <<<"$report"
+tasks=$(jq -Rnc '[inputs | select(. != "")]' <<<"$next")
+jq -r --argjson tasks "$tasks" '"resume at phase \(.resume.phase) (\(.resume.mode)): \(if $tasks == [] then "no task can start now (the others are claimed, or at work)" else $tasks | join(" ") end)"' <<<"$report" >&2
+jq -c --argjson tasks "$tasks" '{plan_path: .plan, tasks: [$tasks[] | {id: .}]}' <<<"$report"

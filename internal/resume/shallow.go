@@ -16,7 +16,7 @@ func checkShallow(repo *gitcmd.Repo, commits []gitcmd.LogEntry) error {
 	boundary := shallowBoundary(repo)
 	for _, c := range commits {
 		if boundary[c.OID] {
-			return exit.BadInput("this clone is shallow and the run's history goes past its boundary at %s: fetch more (git fetch --unshallow; in CI, fetch-depth: 0)", c.OID[:12])
+			return exit.BadInput("this clone is shallow and the run's history goes past its boundary at %s: fetch more (git fetch --unshallow; in CI: GitHub actions/checkout fetch-depth: 0, GitLab GIT_DEPTH: 0)", c.OID[:12])
 		}
 	}
 	return nil
@@ -49,7 +49,7 @@ func checkShallowLog(repo *gitcmd.Repo, start string, logs ...[]gitcmd.LogEntry)
 		}
 	}
 	if cut {
-		return exit.BadInput("this clone is shallow and the history since the run started is cut off: fetch more (git fetch --unshallow; in CI, fetch-depth: 0)")
+		return exit.BadInput("this clone is shallow and the history since the run started is cut off: fetch more (git fetch --unshallow; in CI: GitHub actions/checkout fetch-depth: 0, GitLab GIT_DEPTH: 0)")
 	}
 	return nil
 }

@@ -117,8 +117,9 @@ func Manual() *manpage.Page {
 				manpage.Para("The same as one JSON document, for a program:"),
 				manpage.Code{"git taskresume x1y2z3 --json"},
 				manpage.Para("A CI step that fails while the run is not complete. A CI checkout holds the run's branches " +
-					"as remote-tracking branches; fetch them, then the run is read from the remote that has them:"),
-				manpage.Code{"git fetch origin '+refs/heads/x1y2z3-*:refs/remotes/origin/x1y2z3-*'", "git taskresume x1y2z3 --exit-code"},
+					"as remote-tracking branches; fetch them (with `--prune`: a reused checkout keeps branches deleted on the " +
+					"remote), then the run is read from the remote that has them:"),
+				manpage.Code{"git fetch --prune origin '+refs/heads/x1y2z3-*:refs/remotes/origin/x1y2z3-*'", "git taskresume x1y2z3 --exit-code"},
 				manpage.Para("Before starting them again, see what git taskclean would do with the stale worktrees " +
 					"the crash left, then do it (everything is saved under `refs/taskclean/x1y2z3/` first):"),
 				manpage.Code{"git taskclean --run x1y2z3 -n", "git taskclean --run x1y2z3"},
