@@ -329,7 +329,7 @@ func (g *gathering) chooseRunRemote() error {
 		if dir == "" {
 			dir = g.repo.GitDir
 		}
-		g.rep.RemoteRead.FetchedAt = lastFetched(dir, g.repo.GitDir, c.name, held[c.name], remoteURL(g.cfg, c.name))
+		g.rep.RemoteRead.FetchedAt = lastFetched(dir, g.repo.GitDir, g.remotes.tracking(c.name), held[c.name], remoteURL(g.cfg, c.name))
 	}
 	return nil
 }

@@ -294,15 +294,17 @@ func remoteURL(cfg map[string]string, remote string) string {
 	return cfg["remote."+strings.ToLower(remote)+".url"]
 }
 
-// lastFetched is when the run's branches were last fetched from remote:
-// the newest reflog entry of their remote-tracking refs (a fetch that
-// changed one), or FETCH_HEAD's time when the last fetch was from the
-// remote's URL; nil when neither says. commonDir holds the reflogs,
-// gitDir FETCH_HEAD (it belongs to the worktree that fetched).
-func lastFetched(commonDir, gitDir, remote string, held map[string]string, url string) *time.Time {
+// lastFetched is when the run's branches (held, under tracking) were last
+// fetched from their remote: the newest reflog entry of their
+// remote-tracking refs (a fetch that changed one), or FETCH_HEAD's time
+// when the last fetch brought one of them from the remote's URL, or the
+// clone's time for refs no fetch changed since; nil when none says.
+// commonDir holds the reflogs, gitDir FETCH_HEAD (it belongs to the
+// worktree that fetched).
+func lastFetched(commonDir, gitDir, tracking string, held map[string]string, url string) *time.Time {
 	var newest time.Time
 	for branch := range held {
-		if t, ok := lastReflogTime(filepath.Join(commonDir, "logs", "refs", "remotes", filepath.FromSlash(remote), filepath.FromSlash(branch))); ok && t.After(newest) {
+		if t, ok := lastReflogTime(filepath.Join(commonDir, "logs", filepath.FromSlash(tracking+branch))); ok && t.After(newest) {
 			newest = t
 		}
 	}
