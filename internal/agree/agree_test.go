@@ -214,7 +214,7 @@ func TestFreshCloneAnswersAsTheRun(t *testing.T) {
 	if remoteName(in.rep) != "origin" || in.rep.RemoteRead.Source != "implicit" || in.rep.RemoteRead.Live {
 		t.Errorf("the clone read %+v, want origin, implicit, not live", in.rep.RemoteRead)
 	}
-	if in.rep.RemoteRead.FetchedAt == nil {
+	if in.rep.RemoteRead == nil || in.rep.RemoteRead.FetchedAt == nil {
 		t.Errorf("a clone knows when it fetched: %+v", in.rep.RemoteRead)
 	}
 	if in.gateCode != 1 || !slices.Equal(in.next, []string{"2.2", "2.3"}) {
