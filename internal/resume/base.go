@@ -20,10 +20,10 @@ import (
 // origin/HEAD set; the remote's default branch is still searched for landed
 // work. None existing is an error, never a silent zero.
 //
-// With a remote (its branches under tracking), a local <run>-main that is
+// With a remote (its branches where its fetch refspecs put them), a local <run>-main that is
 // behind the remote's copy gives way to it (the run went on elsewhere),
 // and the report says so.
-func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, all map[string]gitcmd.Ref, run, remote, tracking string) (BaseRef, []Problem, error) {
+func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[string]string, all map[string]gitcmd.Ref, run, remote string, rs remoteSet) (BaseRef, []Problem, error) {
 	for _, c := range []struct {
 		rev    string
 		source BaseSource
@@ -54,15 +54,19 @@ func resolveBase(ctx context.Context, repo *gitcmd.Repo, opts Options, cfg map[s
 	var copies []string
 	if remote != "" {
 		// Where the remote's fetch refspec puts its branches.
-		if _, ok := commit(tracking + mb); ok {
-			copies = append(copies, strings.TrimPrefix(tracking+mb, "refs/remotes/"))
+		if ref := rs.trackingRef(remote, mb); ref != "" {
+			if _, ok := commit(ref); ok {
+				copies = append(copies, strings.TrimPrefix(ref, "refs/remotes/"))
+			}
 		}
 	} else {
+		// Any readable remote's copy, fetched where its refspec says: a
+		// ref no fetch updates is never read.
 		var names []string
 		for name := range all {
-			if r, ok := strings.CutPrefix(name, "refs/remotes/"); ok && strings.HasSuffix(r, "/"+mb) && strings.Count(r, "/") == 1 {
+			if _, b, _, _ := rs.attribute(name); b == mb && rs.copyOf(name) {
 				if _, ok := commit(name); ok {
-					names = append(names, r)
+					names = append(names, strings.TrimPrefix(name, "refs/remotes/"))
 				}
 			}
 		}

@@ -329,17 +329,19 @@ func (g *gathering) chooseRunRemote() error {
 		if dir == "" {
 			dir = g.repo.GitDir
 		}
-		g.rep.RemoteRead.FetchedAt = lastFetched(dir, g.repo.GitDir, g.remotes.tracking(c.name), held[c.name], remoteURL(g.cfg, c.name))
+		tracking := func(b string) string { return g.remotes.trackingRef(c.name, b) }
+		g.rep.RemoteRead.FetchedAt = lastFetched(dir, g.repo.GitDir, tracking, held[c.name], g.remotes.urls[c.name])
 	}
 	return nil
 }
 
 // sortRefs sorts the refs read into the run's task branches (local, or
 // the remote's where there is no local one), the remote copies of local
-// ones, the task branches of remotes not read, and <run>-main.
+// ones, the task branches of remotes not read (and remote-tracking refs no
+// fetch updates), and <run>-main.
 func (g *gathering) sortRefs() error {
 	st, run, remote := g.st, g.run, g.remote
-	remotePrefix := g.remotes.tracking(remote)
+	tp := branches.TaskPrefix(run)
 	byName := map[string]gitcmd.Ref{}
 	g.allRefs = map[string]gitcmd.Ref{}
 	for _, r := range g.refs {
@@ -350,9 +352,14 @@ func (g *gathering) sortRefs() error {
 	var remoteTask []string
 	st.RemoteCopies = map[string]branches.Branch{}
 	for _, r := range g.refs {
-		if rm, branch, ok := g.remotes.attribute(r.Name); ok && r.Name != "refs/remotes/origin/HEAD" && rm != remote {
-			if strings.HasPrefix(branch, branches.TaskPrefix(run)) {
+		rm, branch, tracked, ok := g.remotes.attribute(r.Name)
+		if ok && r.Name != "refs/remotes/origin/HEAD" && (rm != remote || !tracked) {
+			switch {
+			case tracked && strings.HasPrefix(branch, tp):
 				remoteTask = append(remoteTask, rm+"/"+branch)
+			case !tracked && strings.Contains(r.Name, "/"+tp):
+				// No fetch updates it: named by its ref, never read.
+				remoteTask = append(remoteTask, r.Name)
 			}
 			continue // another remote's copy, or no remote read at all
 		}
@@ -362,23 +369,23 @@ func (g *gathering) sortRefs() error {
 		}
 		b := branches.Branch{Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime}
 		switch {
-		case strings.HasPrefix(r.Name, "refs/heads/"+branches.TaskPrefix(run)):
+		case strings.HasPrefix(r.Name, "refs/heads/"+tp):
 			b.Name = strings.TrimPrefix(r.Name, "refs/heads/")
 			local[b.Name] = true
 			st.TaskBranches = append(st.TaskBranches, b)
-		case remote != "" && strings.HasPrefix(r.Name, remotePrefix+branches.TaskPrefix(run)):
-			b.Name, b.Remote = strings.TrimPrefix(r.Name, remotePrefix), remote
+		case ok && remote != "" && strings.HasPrefix(branch, tp):
+			b.Name, b.Remote = branch, remote
 			remoteOnly = append(remoteOnly, b)
 		}
 	}
-	// Task branches only a remote has, not read without --remote: the
-	// report would call their tasks not started.
+	// Task branches only a remote not read has: the report would call
+	// their tasks not started.
 	read := map[string]bool{}
 	for _, b := range remoteOnly {
 		read[b.Name] = true
 	}
 	for _, name := range remoteTask {
-		if _, branch, ok := strings.Cut(name, "/"+branches.TaskPrefix(run)); ok && !local[branches.TaskPrefix(run)+branch] && !read[branches.TaskPrefix(run)+branch] {
+		if _, branch, ok := strings.Cut(name, "/"+tp); ok && !local[tp+branch] && !read[tp+branch] {
 			st.Unread = append(st.Unread, name)
 		}
 	}
@@ -393,9 +400,10 @@ func (g *gathering) sortRefs() error {
 			st.TaskBranches = append(st.TaskBranches, b)
 		}
 	}
-	for _, ref := range []string{"refs/heads/" + branches.MainBranch(run), remotePrefix + branches.MainBranch(run)} {
-		if r, ok := byName[ref]; ok && st.MainBranch == nil {
-			b := branches.Branch{Name: branches.MainBranch(run), Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime}
+	mb := branches.MainBranch(run)
+	for _, ref := range []string{"refs/heads/" + mb, g.remotes.trackingRef(remote, mb)} {
+		if r, ok := byName[ref]; ok && ref != "" && st.MainBranch == nil {
+			b := branches.Branch{Name: mb, Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime}
 			if !strings.HasPrefix(ref, "refs/heads/") {
 				b.Remote = remote
 			}
@@ -408,7 +416,7 @@ func (g *gathering) sortRefs() error {
 // chooseBase resolves the base; a base that is <run>-main read from a
 // remote without --remote is the run's own branch all the same.
 func (g *gathering) chooseBase() error {
-	base, baseProblems, err := resolveBase(g.ctx, g.repo, g.opts, g.cfg, g.allRefs, g.run, g.remote, g.remotes.tracking(g.remote))
+	base, baseProblems, err := resolveBase(g.ctx, g.repo, g.opts, g.cfg, g.allRefs, g.run, g.remote, g.remotes)
 	if err != nil {
 		return err
 	}

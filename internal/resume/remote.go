@@ -75,10 +75,10 @@ func (st *State) unreadMessage() string {
 	how := make([]string, len(remotes))
 	for i, r := range remotes {
 		switch {
+		case strings.HasPrefix(r, "refs/remotes/"):
+			how[i] = fmt.Sprintf("when a fetch updates them, and none does: no remote's fetch refspec puts a branch at %s/ (a removed remote's leftovers, a narrowed or moved refspec: git remote -v, git config --get-all remote.<name>.fetch); delete them (git update-ref -d) or fetch them", r)
 		case strings.Contains(r, "/"):
 			how[i] = fmt.Sprintf("after renaming remote %s (its name holds a /, and such a remote is never read: git remote rename %s %s)", r, r, strings.ReplaceAll(r, "/", "-"))
-		case !st.remotes.has(r):
-			how[i] = fmt.Sprintf("through a remote that fetches into refs/remotes/%s/, and none does (a removed remote's leftovers, or a fetch refspec that writes elsewhere: git remote -v lists the remotes)", r)
 		default:
 			how[i] = "with --remote " + r
 		}
@@ -143,14 +143,13 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd
 			"task %s is claimed twice: by %s in this repository only, and by %s on %s; claims taken without the remote are invisible to other machines (set git config taskresume.remote on every machine); one of them should release it",
 			id, local[id].Holder, v.Claims[id].Holder, remote)})
 	}
-	prefix := st.remotes.tracking(remote)
 	// A branch is read from here as the local branch, else as the copy:
-	// it is behind when neither is at the remote's commit. A branch the
-	// remote deleted is not: the copy is older news (merged, or given up),
-	// and a fetch without --prune would not clear it.
+	// it is behind when neither is at the remote's commit.
 	for ref, oid := range v.Heads {
 		name := strings.TrimPrefix(ref, "refs/heads/")
-		c, copied := allRefs[prefix+name]
+		tr := st.remotes.trackingRef(remote, name)
+		c, copied := allRefs[tr]
+		copied = copied && tr != ""
 		if name == "main" || name == "master" {
 			if copied && c.OID != oid {
 				st.Moved = append(st.Moved, remote+"/"+name)
@@ -166,8 +165,8 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd
 	// --prune keeps them. reportMoved keeps those that a done task stands
 	// on alone.
 	for ref := range allRefs {
-		name, ok := strings.CutPrefix(ref, prefix)
-		if _, held := v.Heads["refs/heads/"+name]; ok && strings.HasPrefix(name, branches.TaskPrefix(st.opts.Run)) && !held {
+		rm, name, tracked, ok := st.remotes.attribute(ref)
+		if _, held := v.Heads["refs/heads/"+name]; ok && tracked && rm == remote && isRunBranch(name, st.opts.Run) && !held {
 			st.Gone = append(st.Gone, name)
 		}
 	}

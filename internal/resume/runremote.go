@@ -36,33 +36,46 @@ type remoteChoice struct {
 }
 
 // remoteSet is the configured remotes: their names, as git spells them
-// (a remote's name is case-sensitive), and where each one's fetch refspec
-// puts its branches (refs/remotes/<name>/ unless it says otherwise).
+// (a remote's name is case-sensitive), URLs and fetch refspecs, which say
+// where each one's branches are. A remote-tracking ref that no refspec
+// maps a branch to (a narrowed or moved refspec, a remote's section removed
+// by hand) is no fetch's: prune never touches it and no fetch updates it,
+// so it is never read.
 type remoteSet struct {
-	names  []string
-	prefix map[string]string
+	names []string
+	urls  map[string]string
+	specs map[string][]refspec
+}
+
+// refspec is one fetch refspec: src to dst, each with at most one "*";
+// a negative one ("^src") has no dst and takes branches out.
+type refspec struct {
+	src, dst string
+	neg      bool
 }
 
 // readRemoteSet reads the remotes from git config's remote.* entries.
 func readRemoteSet(entries []gitcmd.ConfigEntry) remoteSet {
-	rs := remoteSet{names: remoteNames(entries), prefix: map[string]string{}}
+	rs := remoteSet{names: remoteNames(entries), urls: map[string]string{}, specs: map[string][]refspec{}}
 	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Key, "remote.")
-		name, key := rest, ""
-		if i := strings.LastIndexByte(rest, '.'); i > 0 {
-			name, key = rest[:i], rest[i+1:]
-		}
-		if !ok || !strings.EqualFold(key, "fetch") || rs.prefix[name] != "" {
+		rest, _ := strings.CutPrefix(e.Key, "remote.")
+		i := strings.LastIndexByte(rest, '.')
+		if i <= 0 || !strings.HasPrefix(e.Key, "remote.") {
 			continue
 		}
-		src, dst, _ := strings.Cut(strings.TrimPrefix(e.Value, "+"), ":")
-		if src == "refs/heads/*" && strings.HasPrefix(dst, "refs/remotes/") && strings.HasSuffix(dst, "/*") {
-			rs.prefix[name] = strings.TrimSuffix(dst, "*")
-		}
-	}
-	for _, n := range rs.names {
-		if rs.prefix[n] == "" {
-			rs.prefix[n] = "refs/remotes/" + n + "/"
+		name, key := rest[:i], strings.ToLower(rest[i+1:])
+		switch key {
+		case "url":
+			if rs.urls[name] == "" {
+				rs.urls[name] = e.Value
+			}
+		case "fetch":
+			v := strings.TrimPrefix(e.Value, "+")
+			if neg, ok := strings.CutPrefix(v, "^"); ok {
+				rs.specs[name] = append(rs.specs[name], refspec{src: neg, neg: true})
+			} else if src, dst, ok := strings.Cut(v, ":"); ok && dst != "" {
+				rs.specs[name] = append(rs.specs[name], refspec{src: src, dst: dst})
+			}
 		}
 	}
 	return rs
@@ -71,37 +84,73 @@ func readRemoteSet(entries []gitcmd.ConfigEntry) remoteSet {
 // has says whether name is a configured remote.
 func (rs remoteSet) has(name string) bool { return slices.Contains(rs.names, name) }
 
-// tracking is where remote's branches are: refs/remotes/<name>/, or where
-// its fetch refspec puts them.
-func (rs remoteSet) tracking(remote string) string {
-	if p := rs.prefix[remote]; p != "" {
-		return p
+// globMatch matches name against a pattern with at most one "*",
+// returning what the "*" stands for.
+func globMatch(pattern, name string) (string, bool) {
+	pre, suf, star := strings.Cut(pattern, "*")
+	if !star {
+		return "", name == pattern
 	}
-	return "refs/remotes/" + remote + "/"
+	if len(name) < len(pre)+len(suf) || !strings.HasPrefix(name, pre) || !strings.HasSuffix(name, suf) {
+		return "", false
+	}
+	return name[len(pre) : len(name)-len(suf)], true
 }
 
-// attribute says whose a remote-tracking ref is: the configured remote
-// whose branches' place it lies under (the longest; the first configured
-// on a tie), else its first path component, a remote no configuration
-// fetches into (leftovers, never read). ok is false for a ref that is not
-// under refs/remotes/<something>/.
-func (rs remoteSet) attribute(ref string) (remote, branch string, ok bool) {
-	best := ""
-	for _, n := range rs.names {
-		if p := rs.prefix[n]; strings.HasPrefix(ref, p) && len(p) > len(best) {
-			remote, best = n, p
+// excluded says whether a negative refspec of remote takes src out.
+func (rs remoteSet) excluded(remote, src string) bool {
+	for _, sp := range rs.specs[remote] {
+		if _, ok := globMatch(sp.src, src); sp.neg && ok {
+			return true
 		}
 	}
-	if best != "" {
-		branch = strings.TrimPrefix(ref, best)
-		return remote, branch, branch != ""
+	return false
+}
+
+// trackingRef is the ref where remote's branch is fetched to, "" when no
+// refspec of it fetches that branch.
+func (rs remoteSet) trackingRef(remote, branch string) string {
+	src := "refs/heads/" + branch
+	if rs.excluded(remote, src) {
+		return ""
+	}
+	for _, sp := range rs.specs[remote] {
+		if sp.neg {
+			continue
+		}
+		if c, ok := globMatch(sp.src, src); ok && strings.Count(sp.dst, "*") == strings.Count(sp.src, "*") {
+			return strings.Replace(sp.dst, "*", c, 1)
+		}
+	}
+	return ""
+}
+
+// attribute says whose a remote-tracking ref is: the first configured
+// remote with a refspec that fetches a branch to it (tracked), else its
+// first path component, whose refs no fetch updates (not tracked: never
+// read). ok is false for a ref that is not under refs/remotes/.
+func (rs remoteSet) attribute(ref string) (remote, branch string, tracked, ok bool) {
+	for _, n := range rs.names {
+		for _, sp := range rs.specs[n] {
+			if sp.neg {
+				continue
+			}
+			c, ok := globMatch(sp.dst, ref)
+			if !ok || strings.Count(sp.dst, "*") != strings.Count(sp.src, "*") {
+				continue
+			}
+			src := strings.Replace(sp.src, "*", c, 1)
+			if b, ok := strings.CutPrefix(src, "refs/heads/"); ok && b != "" && !rs.excluded(n, src) {
+				return n, b, true, true
+			}
+		}
 	}
 	rest, ok := strings.CutPrefix(ref, "refs/remotes/")
 	if !ok {
-		return "", "", false
+		return "", "", false, false
 	}
 	remote, branch, ok = strings.Cut(rest, "/")
-	return remote, branch, ok && branch != ""
+	return remote, branch, false, ok && branch != ""
 }
 
 // readable says whether a remote's copies can be read: a configured
@@ -111,17 +160,25 @@ func (rs remoteSet) readable(remote string) bool {
 	return rs.has(remote) && !strings.Contains(remote, "/")
 }
 
+// copyOf says whether ref is a readable remote's copy of one of its
+// branches, fetched there.
+func (rs remoteSet) copyOf(ref string) bool {
+	r, _, tracked, ok := rs.attribute(ref)
+	return ok && tracked && rs.readable(r)
+}
+
 // isRunBranch is a name of the run's branches: a task branch or <run>-main.
 func isRunBranch(name, run string) bool {
 	return strings.HasPrefix(name, branches.TaskPrefix(run)) || name == branches.MainBranch(run)
 }
 
-// runCopies are the run's branches each remote holds: branch -> commit.
+// runCopies are the run's branches each remote holds, where its fetches
+// put them: branch -> commit.
 func runCopies(refs []gitcmd.Ref, rs remoteSet, run string) map[string]map[string]string {
 	held := map[string]map[string]string{}
 	for _, r := range refs {
-		remote, branch, ok := rs.attribute(r.Name)
-		if !ok || !isRunBranch(branch, run) {
+		remote, branch, tracked, ok := rs.attribute(r.Name)
+		if !ok || !tracked || !isRunBranch(branch, run) {
 			continue
 		}
 		if held[remote] == nil {
@@ -289,22 +346,18 @@ type RemoteRead struct {
 	Same []string `json:"same,omitempty"`
 }
 
-// remoteURL is the remote's fetch URL as configured ("" when unknown).
-func remoteURL(cfg map[string]string, remote string) string {
-	return cfg["remote."+strings.ToLower(remote)+".url"]
-}
-
-// lastFetched is when the run's branches (held, under tracking) were last
+// lastFetched is when the run's branches (held, each fetched to its
+// tracking ref) were last
 // fetched from their remote: the newest reflog entry of their
 // remote-tracking refs (a fetch that changed one), or FETCH_HEAD's time
 // when the last fetch brought one of them from the remote's URL, or the
 // clone's time for refs no fetch changed since; nil when none says.
 // commonDir holds the reflogs, gitDir FETCH_HEAD (it belongs to the
 // worktree that fetched).
-func lastFetched(commonDir, gitDir, tracking string, held map[string]string, url string) *time.Time {
+func lastFetched(commonDir, gitDir string, tracking func(branch string) string, held map[string]string, url string) *time.Time {
 	var newest time.Time
 	for branch := range held {
-		if t, ok := lastReflogTime(filepath.Join(commonDir, "logs", filepath.FromSlash(tracking+branch))); ok && t.After(newest) {
+		if t, ok := lastReflogTime(filepath.Join(commonDir, "logs", filepath.FromSlash(tracking(branch)))); ok && t.After(newest) {
 			newest = t
 		}
 	}

@@ -57,32 +57,43 @@ func TestLastReflogTime(t *testing.T) {
 	}
 }
 
-// A remote-tracking ref belongs to the configured remote whose fetch
-// refspec puts branches where it lies (the longest such place), else to
-// its first component, which no remote fetches into.
+// A remote-tracking ref is the remote's whose fetch refspec puts a branch
+// there; a ref no refspec maps to (a narrowed refspec, a negative one, a
+// remote's section removed) is no fetch's, and never read.
 func TestAttribute(t *testing.T) {
 	rs := readRemoteSet([]gitcmd.ConfigEntry{
 		{Key: "remote.origin.url", Value: "/srv/a"},
 		{Key: "remote.origin.fetch", Value: "+refs/heads/*:refs/remotes/origin/*"},
+		{Key: "remote.origin.fetch", Value: "^refs/heads/r1-task-9*"},
 		{Key: "remote.team/origin.url", Value: "/srv/b"},
+		{Key: "remote.team/origin.fetch", Value: "+refs/heads/*:refs/remotes/team/origin/*"},
 		{Key: "remote.Fork.url", Value: "/srv/c"},
 		{Key: "remote.Fork.fetch", Value: "+refs/heads/*:refs/remotes/upstream/*"},
-		{Key: "remote.nofetch.url", Value: "/srv/d"},
+		{Key: "remote.narrow.url", Value: "/srv/d"},
+		{Key: "remote.narrow.fetch", Value: "+refs/heads/main:refs/remotes/narrow/main"},
+		{Key: "remote.runs.url", Value: "/srv/e"},
+		{Key: "remote.runs.fetch", Value: "+refs/heads/r1-*:refs/remotes/runs/r1-*"},
 	})
-	for _, c := range []struct{ ref, remote, branch string }{
-		{"refs/remotes/origin/r1-main", "origin", "r1-main"},
-		{"refs/remotes/origin/foo/r1-task-1-a", "origin", "foo/r1-task-1-a"},
-		{"refs/remotes/team/origin/r1-task-1-a", "team/origin", "r1-task-1-a"},
-		{"refs/remotes/upstream/r1-main", "Fork", "r1-main"},
-		{"refs/remotes/nofetch/r1-main", "nofetch", "r1-main"},
-		{"refs/remotes/gone/r1-main", "gone", "r1-main"},
+	for _, c := range []struct {
+		ref, remote, branch string
+		tracked             bool
+	}{
+		{"refs/remotes/origin/r1-main", "origin", "r1-main", true},
+		{"refs/remotes/origin/foo/r1-task-1-a", "origin", "foo/r1-task-1-a", true},
+		{"refs/remotes/origin/r1-task-9-9-x", "origin", "r1-task-9-9-x", false},
+		{"refs/remotes/team/origin/r1-task-1-a", "team/origin", "r1-task-1-a", true},
+		{"refs/remotes/upstream/r1-main", "Fork", "r1-main", true},
+		{"refs/remotes/narrow/main", "narrow", "main", true},
+		{"refs/remotes/narrow/r1-main", "narrow", "r1-main", false},
+		{"refs/remotes/runs/r1-task-1-a", "runs", "r1-task-1-a", true},
+		{"refs/remotes/gone/r1-main", "gone", "r1-main", false},
 	} {
-		r, b, ok := rs.attribute(c.ref)
-		if !ok || r != c.remote || b != c.branch {
-			t.Errorf("attribute(%s) = %s, %s, %v; want %s, %s", c.ref, r, b, ok, c.remote, c.branch)
+		r, b, tracked, ok := rs.attribute(c.ref)
+		if !ok || r != c.remote || b != c.branch || tracked != c.tracked {
+			t.Errorf("attribute(%s) = %s, %s, tracked %v; want %s, %s, %v", c.ref, r, b, tracked, c.remote, c.branch, c.tracked)
 		}
 	}
-	if _, _, ok := rs.attribute("refs/heads/r1-main"); ok {
+	if _, _, _, ok := rs.attribute("refs/heads/r1-main"); ok {
 		t.Error("a local branch is a remote's")
 	}
 	for name, want := range map[string]bool{"origin": true, "Fork": true, "fork": false, "team/origin": false, "gone": false} {
@@ -90,8 +101,16 @@ func TestAttribute(t *testing.T) {
 			t.Errorf("readable(%s) = %v", name, !want)
 		}
 	}
-	if got := rs.tracking("Fork"); got != "refs/remotes/upstream/" {
-		t.Errorf("tracking(Fork) = %s", got)
+	for _, c := range []struct{ remote, branch, want string }{
+		{"Fork", "r1-main", "refs/remotes/upstream/r1-main"},
+		{"origin", "r1-task-9-9-x", ""},
+		{"narrow", "r1-main", ""},
+		{"runs", "r1-main", "refs/remotes/runs/r1-main"},
+		{"gone", "r1-main", ""},
+	} {
+		if got := rs.trackingRef(c.remote, c.branch); got != c.want {
+			t.Errorf("trackingRef(%s, %s) = %q, want %q", c.remote, c.branch, got, c.want)
+		}
 	}
 }
 
