@@ -384,10 +384,39 @@ func TestOlderMirrorBesideTheLocalBranches(t *testing.T) {
 		t.Errorf("the machine that ran the run: read %+v, problems %v, %s, gate %d, clean answered %v", a.rep.RemoteRead, a.kinds, a.rep.Status, a.gateCode, a.cleanOK)
 	}
 
+	// Named otherwise, the remote this machine pushes to still wins over
+	// the stale mirror (not the first by name).
+	testbin.Git(t, w.src, "remote", "rename", "origin", "upstream")
+	if a := ask(t, w.src); remoteName(a.rep) != "upstream" || a.gateCode != 0 {
+		t.Errorf("upstream beside a stale backup: read %+v, gate %d", a.rep.RemoteRead, a.gateCode)
+	}
+
 	ci := w.clone(t, "ci")
 	testbin.Git(t, ci, "remote", "add", "backup", w.older)
 	testbin.Git(t, ci, "fetch", "-q", "backup")
 	if c := ask(t, ci); !slices.Contains(c.kinds, "remote_ambiguous") || c.gateCode != 2 {
 		t.Errorf("a clone with both remotes: problems %v, gate %d; want remote_ambiguous, 2", c.kinds, c.gateCode)
+	}
+}
+
+// A mirror in sync with the local branches holds nothing they lack: when
+// another machine pushes a task to origin, the run is read from origin,
+// not called ambiguous.
+func TestInSyncMirrorDefers(t *testing.T) {
+	w := newWorld(t)
+	mirror := filepath.Join(w.dir, "mirror.git")
+	testbin.Git(t, w.dir, "clone", "-q", "--bare", w.src, mirror)
+	testbin.Git(t, w.src, "remote", "add", "mirror", mirror)
+	testbin.Git(t, w.src, "fetch", "-q", "mirror")
+	b := w.clone(t, "b")
+	testbin.Finish(t, b, run, "2.2", "product-service", "origin/"+run+"-task-1-2-install-dependencies")
+	testbin.Git(t, b, "push", "-q", "origin", run+"-task-2-2-product-service")
+	testbin.Git(t, w.src, "fetch", "-q", "origin")
+	a := ask(t, w.src)
+	if remoteName(a.rep) != "origin" || slices.Contains(a.kinds, "remote_ambiguous") || a.rep.TaskStatus("2.2") != "completed" {
+		t.Errorf("read %+v, problems %v, 2.2 %s", a.rep.RemoteRead, a.kinds, a.rep.TaskStatus("2.2"))
+	}
+	if c := ask(t, w.clone(t, "c")); !slices.Equal(c.next, a.next) {
+		t.Errorf("a clone offers %q, the machine that ran the run %q", c.next, a.next)
 	}
 }

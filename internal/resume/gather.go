@@ -296,7 +296,7 @@ func (g *gathering) chooseRunRemote() error {
 		return err
 	}
 	held := runCopies(g.refs, g.remotes, g.run)
-	compared := held
+	compared, inSync := held, map[string]int{}
 	if explicit == "" && len(held) > 1 {
 		// Several remotes: compared on what they hold beyond the local
 		// branches (a stale mirror of what was pushed from here differs
@@ -307,10 +307,17 @@ func (g *gathering) chooseRunRemote() error {
 				local[name] = r.OID
 			}
 		}
-		anc := &ancestry{objs: g.objs, repo: g.repo, ctx: g.ctx, budget: ancestryBudget}
+		for r, copies := range held {
+			for b, oid := range copies {
+				if local[b] == oid {
+					inSync[r]++
+				}
+			}
+		}
+		anc := &ancestry{repo: g.repo, ctx: g.ctx, budget: ancestryBudget}
 		compared = beyondLocal(held, local, anc.isAncestor)
 	}
-	c := pickRemote(compared, g.remotes.readable, explicit, source, g.cfg["checkout.defaultremote"])
+	c := pickRemote(compared, inSync, g.remotes.readable, explicit, source, g.cfg["checkout.defaultremote"])
 	st.remote = c
 	g.remote = c.name
 	if c.name != "" && (explicit != "" || opts.LiveRemote) {

@@ -217,9 +217,10 @@ func beyondLocal(held map[string]map[string]string, local map[string]string, isA
 // pickRemote chooses the run's remote. explicit is --remote or
 // taskresume.remote (source says which); defaultRemote is git's
 // checkout.defaultRemote, read only when several remotes differ. held are
-// the run's branches on each remote; remotes are compared on what they
-// hold beyond the local branches (beyondLocal).
-func pickRemote(held map[string]map[string]string, readable func(string) bool, explicit string, source RemoteSource, defaultRemote string) remoteChoice {
+// the run's branches on each remote, as compared (what they hold beyond the
+// local branches: beyondLocal); inSync counts each remote's copies equal to
+// the local branches.
+func pickRemote(held map[string]map[string]string, inSync map[string]int, readable func(string) bool, explicit string, source RemoteSource, defaultRemote string) remoteChoice {
 	var names []string
 	var c remoteChoice
 	for r := range held {
@@ -236,7 +237,7 @@ func pickRemote(held map[string]map[string]string, readable func(string) bool, e
 	}
 	// Remotes whose copies are equal count as one.
 	var groups [][]string
-	for _, r := range orderRemotes(names, defaultRemote) {
+	for _, r := range orderRemotes(names, defaultRemote, inSync) {
 		placed := false
 		for i, g := range groups {
 			if sameCopies(held[g[0]], held[r]) {
@@ -249,11 +250,23 @@ func pickRemote(held map[string]map[string]string, readable func(string) bool, e
 			groups = append(groups, []string{r})
 		}
 	}
+	// A remote that holds nothing beyond the local branches adds nothing
+	// to the reading: it defers to the one that does.
+	var full [][]string
+	for _, g := range groups {
+		if len(held[g[0]]) > 0 {
+			full = append(full, g)
+		}
+	}
 	switch {
 	case len(groups) == 0:
 		return c
-	case len(groups) == 1:
-		c.name, c.same, c.source = groups[0][0], groups[0][1:], RemoteImplicit
+	case len(full) <= 1:
+		g := groups[0]
+		if len(full) == 1 {
+			g = full[0]
+		}
+		c.name, c.same, c.source = g[0], g[1:], RemoteImplicit
 		return c
 	}
 	// Several differ: git's own setting picks one, if it holds the run.
@@ -270,16 +283,17 @@ func pickRemote(held map[string]map[string]string, readable func(string) bool, e
 			}
 		}
 	}
-	for _, g := range groups {
+	for _, g := range full {
 		c.differ = append(c.differ, g...)
 	}
 	sort.Strings(c.differ)
 	return c
 }
 
-// orderRemotes puts the remote a group is named by first: git's
-// checkout.defaultRemote, then origin, then by name.
-func orderRemotes(names []string, defaultRemote string) []string {
+// orderRemotes puts the remote a group is named by first: the one with
+// most copies equal to the local branches (where this machine pushes),
+// then git's checkout.defaultRemote, then origin, then by name.
+func orderRemotes(names []string, defaultRemote string, inSync map[string]int) []string {
 	rank := func(r string) int {
 		switch r {
 		case defaultRemote:
@@ -290,6 +304,9 @@ func orderRemotes(names []string, defaultRemote string) []string {
 		return 2
 	}
 	sort.Slice(names, func(i, j int) bool {
+		if si, sj := inSync[names[i]], inSync[names[j]]; si != sj {
+			return si > sj
+		}
 		if ri, rj := rank(names[i]), rank(names[j]); ri != rj {
 			return ri < rj
 		}
@@ -518,57 +535,27 @@ func CheckRemote(ctx context.Context, repo *gitcmd.Repo, flag string) error {
 	return err
 }
 
-// ancestryBudget bounds the commits one reading walks to compare remotes.
-const ancestryBudget = 20000
+// ancestryBudget bounds the questions one reading asks git to compare
+// remotes: past it, a copy counts as differing.
+const ancestryBudget = 64
 
-// ancestry answers "is anc an ancestor of desc?" by walking desc's history
-// through the object reader, down to a day before anc's date (committer
-// dates skew), within a budget of commits shared by every question of one
-// reading; past it, it cannot tell. Without a reader, git is asked.
+// ancestry answers "is anc an ancestor of desc?" with git merge-base
+// --is-ancestor, exactly (one process a question, asked only where several
+// remotes hold copies that differ from the local branches), within a
+// budget of questions for one reading; past it, it cannot tell.
 type ancestry struct {
-	objs   *gitcmd.Objects
 	repo   *gitcmd.Repo
 	ctx    context.Context
 	budget int
 }
 
 func (a *ancestry) isAncestor(anc, desc string) (bool, bool) {
-	if a.objs == nil {
-		_, err := a.repo.Run(a.ctx, "merge-base", "--is-ancestor", anc, desc)
-		if err == nil {
-			return true, true
-		}
-		return false, gitcmd.ExitCode(err) == 1
-	}
-	ac, ok, err := a.objs.Commit(anc)
-	if err != nil || !ok {
+	if a.budget--; a.budget < 0 {
 		return false, false
 	}
-	floor := ac.Time - 86400
-	seen := map[string]bool{desc: true}
-	queue := []string{desc}
-	for len(queue) > 0 {
-		if a.budget--; a.budget < 0 {
-			return false, false
-		}
-		oid := queue[0]
-		queue = queue[1:]
-		if oid == anc {
-			return true, true
-		}
-		c, ok, err := a.objs.Commit(oid)
-		if err != nil || !ok {
-			return false, false
-		}
-		if c.Time < floor {
-			continue
-		}
-		for _, p := range c.Parents {
-			if !seen[p] {
-				seen[p] = true
-				queue = append(queue, p)
-			}
-		}
+	_, err := a.repo.Run(a.ctx, "merge-base", "--is-ancestor", anc, desc)
+	if err == nil {
+		return true, true
 	}
-	return false, true
+	return false, gitcmd.ExitCode(err) == 1
 }

@@ -138,12 +138,14 @@ func TestPickRemote(t *testing.T) {
 		{"differ, default holds nothing", map[string]map[string]string{"backup": b, "origin": a}, "", "nowhere", "", "", []string{"backup", "origin"}, nil},
 		{"slashed only", map[string]map[string]string{"team/origin": a}, "", "", "", "", nil, nil},
 		{"named", map[string]map[string]string{"backup": b, "origin": a}, "backup", "", "backup", RemoteFromFlag, nil, nil},
+		{"nothing beyond the local branches defers", map[string]map[string]string{"mirror": {}, "origin": b}, "", "", "origin", RemoteImplicit, nil, nil},
+		{"nothing beyond, everywhere", map[string]map[string]string{"mirror": {}, "origin": {}}, "", "", "origin", RemoteImplicit, nil, []string{"mirror"}},
 	} {
 		src := RemoteSource("")
 		if c.explicit != "" {
 			src = RemoteFromFlag
 		}
-		got := pickRemote(c.held, func(r string) bool { return !strings.Contains(r, "/") }, c.explicit, src, c.def)
+		got := pickRemote(c.held, nil, func(r string) bool { return !strings.Contains(r, "/") }, c.explicit, src, c.def)
 		if got.name != c.want || got.source != c.source || !slices.Equal(got.differ, c.differ) || !slices.Equal(got.same, c.same) {
 			t.Errorf("%s: got %+v; want %s (%s), differ %v, same %v", c.name, got, c.want, c.source, c.differ, c.same)
 		}
