@@ -171,7 +171,11 @@ func checkTasks(st *resume.State, opts Options) (map[string]bool, error) {
 	// Which worktrees are stale follows from which tasks are done: on a
 	// reading that cannot say (remotes that differ, none read), only a
 	// clean that names what it removes may go on.
-	if why := st.Undecided(); why != "" && !opts.All && len(opts.Tasks) == 0 {
+	why := st.Undecided()
+	if why == "" {
+		why = st.Behind()
+	}
+	if why != "" && !opts.All && len(opts.Tasks) == 0 {
 		return nil, exit.BadInput("cannot tell which worktrees are stale (that follows from which tasks are done): %s; or name what to remove: --task ID, --all", why)
 	}
 	want := map[string]bool{}

@@ -943,7 +943,7 @@ func (g *gathering) finish() error {
 	for _, u := range v.Unknown {
 		rep.UnknownBranches = append(rep.UnknownBranches, u.Branch.Name)
 	}
-	st.reportMoved(v)
+	st.reportMoved(g.ctx, v)
 	st.build(g.runWts, v)
 	st.compareRemote(g.walk)
 	if g.opts.Sizes {

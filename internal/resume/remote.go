@@ -145,6 +145,7 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd
 	}
 	// A branch is read from here as the local branch, else as the copy:
 	// it is behind when neither is at the remote's commit.
+	st.movedTo = map[string]string{}
 	for ref, oid := range v.Heads {
 		name := strings.TrimPrefix(ref, "refs/heads/")
 		tr := st.remotes.trackingRef(remote, name)
@@ -158,6 +159,7 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd
 		}
 		if (!copied || c.OID != oid) && allRefs[ref].OID != oid {
 			st.Moved = append(st.Moved, name)
+			st.movedTo[name] = oid
 		}
 	}
 	sort.Strings(st.Moved)
@@ -185,7 +187,7 @@ func (st *State) movedMessage() string {
 // goneMessage says that the remote deleted branches whose copies here
 // make tasks done.
 func (st *State) goneMessage() string {
-	return fmt.Sprintf("%s has deleted %d of the run's task branches since the last fetch (%s), whose copies here are all that makes their tasks done (deleted to run them again, or given up); git fetch --prune %s, then read again",
+	return fmt.Sprintf("%s has deleted %d of the run's branches since the last fetch (%s), whose copies here are all that makes their tasks done (deleted to run them again, or given up); git fetch --prune %s, then read again",
 		st.Remote, len(st.Gone), ui.FirstFew(st.Gone), st.Remote)
 }
 
@@ -220,6 +222,16 @@ func (st *State) HandOutError(mode string) error {
 			mode, st.Unread[0], r)
 	}
 	return nil
+}
+
+// Behind says why a live reading is behind the remote (it moved, or
+// deleted a branch a done task stands on, since the fetch), or "": what
+// follows from the verdicts must wait for a fetch.
+func (st *State) Behind() string {
+	if len(st.Moved) > 0 || len(st.Gone) > 0 {
+		return st.movedMessage()
+	}
+	return ""
 }
 
 // Undecided says why this reading cannot tell which tasks are done, or is
@@ -272,17 +284,21 @@ func (st *State) LocalBehind(name string) (branches.Branch, bool) {
 
 // reportMoved says which of the run's branches the remote moved since the
 // last fetch. More commits on the branch of a task already done here
-// change no answer: only the other moves make the view behind.
-func (st *State) reportMoved(v branches.Verdict) {
-	done := map[string]bool{}
+// change no answer: only the other moves make the view behind. A branch
+// the remote moved back or aside (reset, rewritten: the branch read is no
+// ancestor of the remote's commit, when that commit is here) is such a
+// move, done task or not.
+func (st *State) reportMoved(ctx context.Context, v branches.Verdict) {
+	done := map[string]string{} // branch -> the commit read
 	for _, s := range v.States {
 		if s.Branch != nil && (s.Status == branches.Completed || s.Status == branches.Landed) {
-			done[s.Branch.Name] = true
+			done[s.Branch.Name] = s.Branch.OID
 		}
 	}
 	moved := st.Moved[:0]
 	for _, name := range st.Moved {
-		if !done[name] {
+		read, isDone := done[name]
+		if !isDone || !st.movedOn(ctx, read, st.movedTo[name]) {
 			moved = append(moved, name)
 		}
 	}
@@ -291,12 +307,17 @@ func (st *State) reportMoved(v branches.Verdict) {
 		st.Report.Problems = append(st.Report.Problems, Problem{Kind: ProblemRemoteMoved, Message: st.movedMessage()})
 	}
 	// A deleted branch matters where its copy alone makes a task done (a
-	// merged-and-deleted task is landed on the base: no answer changes).
+	// merged-and-deleted task is landed on the base: no answer changes),
+	// or where the base is the remote's copy of <run>-main.
 	counted := map[string]bool{}
 	for _, s := range v.States {
 		if s.Branch != nil && s.Branch.Remote != "" && s.Status == branches.Completed {
 			counted[s.Branch.Name] = true
 		}
+	}
+	mb := branches.MainBranch(st.opts.Run)
+	if ref := st.remotes.trackingRef(st.Remote, mb); ref != "" && st.Report.Base.Ref == strings.TrimPrefix(ref, "refs/remotes/") {
+		counted[mb] = true
 	}
 	gone := st.Gone[:0]
 	for _, name := range st.Gone {
@@ -308,6 +329,16 @@ func (st *State) reportMoved(v branches.Verdict) {
 	if len(st.Gone) > 0 {
 		st.Report.Problems = append(st.Report.Problems, Problem{Kind: ProblemRemoteMoved, Message: st.goneMessage()})
 	}
+}
+
+// movedOn says whether the remote's commit to is the commit read plus more
+// (or cannot be told: not fetched yet, which is how more commits arrive).
+func (st *State) movedOn(ctx context.Context, read, to string) bool {
+	if read == "" || to == "" {
+		return true
+	}
+	_, err := st.Repo.Run(ctx, "merge-base", "--is-ancestor", read, to)
+	return err == nil || gitcmd.ExitCode(err) != 1
 }
 
 // compareRemote records, per task, how the local branch stands to its

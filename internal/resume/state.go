@@ -96,7 +96,9 @@ type State struct {
 	// than its remote-tracking copy here (or holds and the copy lacks, or
 	// lacks): the report reads the copies, which are behind.
 	Moved []string
-	// Gone are the run's task branches the remote deleted whose copies
+	// movedTo holds the remote's commit of each moved branch.
+	movedTo map[string]string
+	// Gone are the run's branches the remote deleted whose copies
 	// here are all that makes their tasks done (read live only).
 	Gone []string
 	// ReadFrom is where the remote's claims are read back from ("" for
