@@ -438,6 +438,20 @@ func (g *gathering) chooseBase() error {
 				Remote: strings.TrimSuffix(base.Ref, "/"+branches.MainBranch(g.run))}
 		}
 	}
+	if st := g.st; base.Source != BaseRunMain && st.MainBranch == nil {
+		// The run's own branch only where it is never read (a remote with
+		// a "/" in its name, refs no fetch updates): the tasks merged into
+		// it would look not done, without a word.
+		mb := branches.MainBranch(g.run)
+		for _, r := range g.refs {
+			if strings.HasPrefix(r.Name, "refs/remotes/") && strings.HasSuffix(r.Name, "/"+mb) && !g.remotes.copyOf(r.Name) {
+				st.unreadMain = append(st.unreadMain, strings.TrimPrefix(r.Name, "refs/remotes/"))
+			}
+		}
+		if len(st.unreadMain) > 0 {
+			g.rep.Problems = append(g.rep.Problems, Problem{Kind: ProblemRemoteBranchesUnread, Message: st.unreadMainMessage()})
+		}
+	}
 	gitcmd.Mark("base resolved")
 	return nil
 }

@@ -213,6 +213,8 @@ func (st *State) HandOutError(mode string) error {
 		return nil // --renew, --release: the claim is the task's already
 	case len(st.Moved) > 0 || len(st.Gone) > 0:
 		return &exit.BadInputError{Msg: st.movedMessage()}
+	case len(st.unreadMain) > 0 && st.remote.name == "" && len(st.Unread) == 0:
+		return exit.BadInput("%s: %s", mode, st.unreadMainMessage())
 	case len(st.Unread) > 0:
 		r, _, _ := strings.Cut(st.Unread[0], "/"+branches.TaskPrefix(st.opts.Run))
 		if !st.remotes.readable(r) {
@@ -234,6 +236,23 @@ func (st *State) Behind() string {
 	return ""
 }
 
+// unreadMainMessage says that the run's own branch is only where it is
+// never read, and what reads it.
+func (st *State) unreadMainMessage() string {
+	mb := branches.MainBranch(st.opts.Run)
+	how := make([]string, len(st.unreadMain))
+	for i, name := range st.unreadMain {
+		r := strings.TrimSuffix(name, "/"+mb)
+		if st.remotes.has(r) {
+			how[i] = fmt.Sprintf("%s: its remote's name holds a /, and such a remote is never read (git remote rename %s %s)", name, r, strings.ReplaceAll(r, "/", "-"))
+		} else {
+			how[i] = fmt.Sprintf("%s: no remote's fetch refspec puts a branch there (a removed remote's leftovers, a narrowed or moved refspec)", name)
+		}
+	}
+	return fmt.Sprintf("the run's own branch %s exists only where it is never read (%s); the tasks merged into it look not done here",
+		mb, strings.Join(how, "; "))
+}
+
 // Undecided says why this reading cannot tell which tasks are done, or is
 // "": remotes that differ with none chosen, or no remote read while one
 // that cannot be read holds task branches of the run. An answer that
@@ -245,6 +264,8 @@ func (st *State) Undecided() string {
 		return st.Ambiguous
 	case len(st.Unread) > 0 && st.remote.name == "":
 		return st.unreadMessage()
+	case len(st.unreadMain) > 0 && st.remote.name == "":
+		return st.unreadMainMessage()
 	}
 	return ""
 }

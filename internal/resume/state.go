@@ -96,6 +96,10 @@ type State struct {
 	// than its remote-tracking copy here (or holds and the copy lacks, or
 	// lacks): the report reads the copies, which are behind.
 	Moved []string
+	// unreadMain are copies of <run>-main that are never read (a remote
+	// with a "/" in its name, refs no fetch updates), when nothing read
+	// holds <run>-main.
+	unreadMain []string
 	// movedTo holds the remote's commit of each moved branch.
 	movedTo map[string]string
 	// Gone are the run's branches the remote deleted whose copies
