@@ -352,7 +352,7 @@ func TestSlashedRemote(t *testing.T) {
 		t.Errorf("--claim with the run on a remote never read: %s", r)
 	}
 	list := testbin.Must(t, testbin.Taskresume(ci, nil, "--list"))
-	if !strings.Contains(list.Stdout, "task branches on remotes not read (remote_branches_unread)") {
+	if !strings.Contains(list.Stdout, "branches on remotes not read (remote_branches_unread)") {
 		t.Errorf("--list does not say the run's branches are not read:\n%s", list.Stdout)
 	}
 }

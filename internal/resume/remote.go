@@ -149,6 +149,14 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd
 	for ref, oid := range v.Heads {
 		name := strings.TrimPrefix(ref, "refs/heads/")
 		tr := st.remotes.trackingRef(remote, name)
+		if tr == "" && name != "main" && name != "master" {
+			// No fetch refspec brings it here: no fetch will, so it is
+			// not "moved" (a fetch would not help) but unread.
+			if allRefs[ref].OID != oid {
+				st.Unfetched = append(st.Unfetched, name)
+			}
+			continue
+		}
 		c, copied := allRefs[tr]
 		copied = copied && tr != ""
 		if name == "main" || name == "master" {
@@ -163,6 +171,10 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd
 		}
 	}
 	sort.Strings(st.Moved)
+	sort.Strings(st.Unfetched)
+	if len(st.Unfetched) > 0 {
+		st.claimProblems = append(st.claimProblems, Problem{Kind: ProblemRemoteBranchesUnread, Message: st.unfetchedMessage()})
+	}
 	// Copies of task branches the remote no longer has: a fetch without
 	// --prune keeps them. reportMoved keeps those that a done task stands
 	// on alone.
@@ -213,6 +225,8 @@ func (st *State) HandOutError(mode string) error {
 		return nil // --renew, --release: the claim is the task's already
 	case len(st.Moved) > 0 || len(st.Gone) > 0:
 		return &exit.BadInputError{Msg: st.movedMessage()}
+	case len(st.Unfetched) > 0:
+		return exit.BadInput("%s: %s", mode, st.unfetchedMessage())
 	case len(st.unreadMain) > 0 && st.remote.name == "" && len(st.Unread) == 0:
 		return exit.BadInput("%s: %s", mode, st.unreadMainMessage())
 	case len(st.Unread) > 0:
@@ -226,12 +240,22 @@ func (st *State) HandOutError(mode string) error {
 	return nil
 }
 
+// unfetchedMessage says which of the run's branches the remote holds
+// that no fetch refspec of it brings here.
+func (st *State) unfetchedMessage() string {
+	return fmt.Sprintf("%s holds %d of the run's branches that no fetch refspec of it brings here (%s): they are not read, and no fetch will read them; git remote set-branches --add %s '%s-*' (or widen remote.%s.fetch), then git fetch %s",
+		st.Remote, len(st.Unfetched), ui.FirstFew(st.Unfetched), st.Remote, st.opts.Run, st.Remote, st.Remote)
+}
+
 // Behind says why a live reading is behind the remote (it moved, or
 // deleted a branch a done task stands on, since the fetch), or "": what
 // follows from the verdicts must wait for a fetch.
 func (st *State) Behind() string {
 	if len(st.Moved) > 0 || len(st.Gone) > 0 {
 		return st.movedMessage()
+	}
+	if len(st.Unfetched) > 0 {
+		return st.unfetchedMessage()
 	}
 	return ""
 }
@@ -252,6 +276,10 @@ func (st *State) unreadMainMessage() string {
 	return fmt.Sprintf("the run's own branch %s exists only where it is never read (%s); the tasks merged into it look not done here",
 		mb, strings.Join(how, "; "))
 }
+
+// UnreadCount counts the run's branches held only where they are not
+// read: task branches, and copies of <run>-main.
+func (st *State) UnreadCount() int { return len(st.Unread) + len(st.unreadMain) + len(st.Unfetched) }
 
 // Undecided says why this reading cannot tell which tasks are done, or is
 // "": remotes that differ with none chosen, or no remote read while one

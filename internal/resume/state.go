@@ -100,6 +100,9 @@ type State struct {
 	// with a "/" in its name, refs no fetch updates), when nothing read
 	// holds <run>-main.
 	unreadMain []string
+	// Unfetched are the run's branches the remote holds that no fetch
+	// refspec of it brings here (read live only).
+	Unfetched []string
 	// movedTo holds the remote's commit of each moved branch.
 	movedTo map[string]string
 	// Gone are the run's branches the remote deleted whose copies

@@ -29,8 +29,8 @@ type ListEntry struct {
 	// RemoteAmbiguous: several remotes hold the run's branches, their
 	// copies differ, and nothing chose one: none was read.
 	RemoteAmbiguous bool `json:"remote_ambiguous,omitempty"`
-	// RemoteBranchesUnread counts the run's task branches only a remote
-	// that was not read holds.
+	// RemoteBranchesUnread counts the run's branches held only where they
+	// are not read (task branches, <run>-main).
 	RemoteBranchesUnread int    `json:"remote_branches_unread,omitempty"`
 	Error                string `json:"error,omitempty"`
 }
@@ -124,7 +124,7 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 			if r.Resume != nil {
 				e.ResumePhase = &r.Resume.Phase
 			}
-			e.RemoteAmbiguous, e.RemoteBranchesUnread = st.Ambiguous != "", len(st.Unread)
+			e.RemoteAmbiguous, e.RemoteBranchesUnread = st.Ambiguous != "", st.UnreadCount()
 		}
 		entries = append(entries, e)
 	}
@@ -138,7 +138,7 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 		case e.Plan == nil:
 			unread := ""
 			if e.RemoteBranchesUnread > 0 {
-				unread = fmt.Sprintf("  %d task branches on remotes not read (remote_branches_unread)", e.RemoteBranchesUnread)
+				unread = fmt.Sprintf("  %s on remotes not read (remote_branches_unread)", ui.Plural(e.RemoteBranchesUnread, "branch"))
 			}
 			fmt.Fprintf(stdout, "%-20s %-12s (no plan)%s\n", e.RunID, e.Status, unread)
 		default:
@@ -153,7 +153,7 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 				from = "  remotes differ: none read (remote_ambiguous)"
 			}
 			if e.RemoteBranchesUnread > 0 && !e.RemoteAmbiguous {
-				from += fmt.Sprintf("  %d task branches on remotes not read (remote_branches_unread)", e.RemoteBranchesUnread)
+				from += fmt.Sprintf("  %s on remotes not read (remote_branches_unread)", ui.Plural(e.RemoteBranchesUnread, "branch"))
 			}
 			fmt.Fprintf(stdout, "%-20s %-12s %d/%d tasks%s  plan %s%s\n", e.RunID, e.Status, e.CompletedTasks, e.TotalTasks, extra, ui.Display(*e.Plan), from)
 		}
