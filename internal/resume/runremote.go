@@ -331,17 +331,10 @@ func sameCopies(a, b map[string]string) bool {
 func (c remoteChoice) ambiguousMessage(run string, held map[string]map[string]string) string {
 	parts := make([]string, len(c.differ))
 	for i, r := range c.differ {
-		parts[i] = fmt.Sprintf("%s (%s)", r, branchCount(len(held[r])))
+		parts[i] = fmt.Sprintf("%s (%s)", r, ui.Plural(len(held[r]), "branch"))
 	}
 	return fmt.Sprintf("the branches of run %s are on several remotes whose copies differ: %s; none is read, so tasks done only there look not done: pass --remote NAME, or set git config taskresume.remote (or git's checkout.defaultRemote) to the one the run's agents push to",
 		run, strings.Join(parts, ", "))
-}
-
-func branchCount(n int) string {
-	if n == 1 {
-		return "1 branch"
-	}
-	return fmt.Sprintf("%d branches", n)
 }
 
 // RemoteRead says which remote's copies of the run's branches a report
@@ -354,9 +347,7 @@ type RemoteRead struct {
 	// were read, as last fetched, and no network was used.
 	Live bool `json:"live"`
 	// FetchedAt is when this repository last fetched the run's branches
-	// from it, as far as it records (the newest entry of their
-	// remote-tracking refs' reflogs, or FETCH_HEAD's time when it names the
-	// remote's URL); null when it does not.
+	// from it, as far as it records (lastFetched); null when it does not.
 	FetchedAt *time.Time `json:"fetched_at"`
 	// Same are other remotes holding the same copies of the run's
 	// branches, ref for ref.
@@ -364,23 +355,24 @@ type RemoteRead struct {
 }
 
 // lastFetched is when the run's branches (held, each fetched to its
-// tracking ref) were last
-// fetched from their remote: the newest reflog entry of their
-// remote-tracking refs (a fetch that changed one), or FETCH_HEAD's time
-// when the last fetch brought one of them from the remote's URL, or the
-// clone's time for refs no fetch changed since; nil when none says.
-// commonDir holds the reflogs, gitDir FETCH_HEAD (it belongs to the
-// worktree that fetched).
+// tracking ref) were last fetched from their remote: FETCH_HEAD's time when
+// the last fetch brought one of them from the remote's URL (one file read:
+// a fetch writes it every time), else the newest reflog entry of their
+// remote-tracking refs (a fetch that changed one), else the clone's time
+// for refs no fetch changed since; nil when none says. commonDir holds the
+// reflogs, gitDir FETCH_HEAD (it belongs to the worktree that fetched).
 func lastFetched(commonDir, gitDir string, tracking func(branch string) string, held map[string]string, url string) *time.Time {
 	var newest time.Time
-	for branch := range held {
-		if t, ok := lastReflogTime(filepath.Join(commonDir, "logs", filepath.FromSlash(tracking(branch)))); ok && t.After(newest) {
+	for _, dir := range slices.Compact([]string{gitDir, commonDir}) {
+		if t, ok := fetchHeadTime(filepath.Join(dir, "FETCH_HEAD"), url, held); ok && t.After(newest) {
 			newest = t
 		}
 	}
-	for _, dir := range []string{gitDir, commonDir} {
-		if t, ok := fetchHeadTime(filepath.Join(dir, "FETCH_HEAD"), url, held); ok && t.After(newest) {
-			newest = t
+	if newest.IsZero() {
+		for branch := range held {
+			if t, ok := lastReflogTime(filepath.Join(commonDir, "logs", filepath.FromSlash(tracking(branch)))); ok && t.After(newest) {
+				newest = t
+			}
 		}
 	}
 	if newest.IsZero() {
