@@ -17,9 +17,9 @@ type Input struct {
 	// Branches are the run's task branches ("<run>-task-*"), local and
 	// remote-only.
 	Branches []Branch
-	// BeforePlan names the branches made before the commit that added the
-	// plan (they do not hold it): an earlier plan's that reused the run id,
-	// never this plan's tasks'.
+	// BeforePlan names the branches made before the plan's start, the
+	// commit that added it or last re-planned it (they do not hold it): an
+	// earlier plan's under the same run id, never this plan's tasks'.
 	BeforePlan map[string]bool
 	// Bounds are tips that bound a task's work without being a task's:
 	// "<run>-main" when it is not the base.
@@ -153,6 +153,9 @@ type Mismatch struct {
 type UnknownBranch struct {
 	Branch Branch
 	Why    string
+	// Earlier: the branch was made before the plan's start (Input.BeforePlan):
+	// an earlier plan's under the same run id.
+	Earlier bool
 }
 
 // Decide applies the completion rule (docs/DESIGN.md, "When a task is

@@ -147,11 +147,11 @@ func (d *decision) branchTasks() {
 		byName := d.names.Task(b.Name)
 		d.v.ByBranch[b.Name] = ""
 		if byName == "" {
-			d.v.Unknown = append(d.v.Unknown, UnknownBranch{b, "its name names no task of the plan"})
+			d.v.Unknown = append(d.v.Unknown, UnknownBranch{Branch: b, Why: "its name names no task of the plan"})
 			continue
 		}
 		if d.in.BeforePlan[b.Name] {
-			d.v.Unknown = append(d.v.Unknown, UnknownBranch{b, "it was made before the commit that added the plan (an earlier plan that reused the run id?)"})
+			d.v.Unknown = append(d.v.Unknown, UnknownBranch{Branch: b, Why: "it was made before the plan's start (an earlier plan under the same run id)", Earlier: true})
 			continue
 		}
 		named, marked := d.ownMarks(i, inOwn)
@@ -159,7 +159,7 @@ func (d *decision) branchTasks() {
 		case !marked || named[byName]:
 			d.task[i] = byName
 		case len(named) == 0:
-			d.v.Unknown = append(d.v.Unknown, UnknownBranch{b, "its commits name tasks this plan does not have (an earlier plan that reused the run id?)"})
+			d.v.Unknown = append(d.v.Unknown, UnknownBranch{Branch: b, Why: "its commits name tasks this plan does not have (an earlier plan that reused the run id?)"})
 		default:
 			// Its commits name another task (a renumbered plan, or a
 			// branch made on that task's work): they are credited to that

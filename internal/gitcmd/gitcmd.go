@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -200,6 +201,18 @@ const killWait = time.Second
 
 // RunEnv is RunInput with extra environment variables (KEY=VALUE).
 func (r Runner) RunEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := r.command(ctx, env, args)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stdout bytes.Buffer
+	err := run(cmd, &stdout, args)
+	return stdout.Bytes(), err
+}
+
+// command is git with args, counted and traced, in r's directory and
+// environment plus env.
+func (r Runner) command(ctx context.Context, env []string, args []string) *exec.Cmd {
 	trace(r.Dir, args)
 	processes.Add(1)
 	full := args
@@ -216,11 +229,13 @@ func (r Runner) RunEnv(ctx context.Context, env []string, stdin []byte, args ...
 		cmd.Env = append(cmd.Env, "GIT_OPTIONAL_LOCKS=0")
 	}
 	cmd.Env = append(cmd.Env, env...)
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
+	return cmd
+}
+
+// run runs cmd, its standard output written to w, and says how it failed.
+func run(cmd *exec.Cmd, w io.Writer, args []string) error {
+	var stderr bytes.Buffer
+	cmd.Stdout = w
 	cmd.Stderr = &stderr
 	t0 := time.Now()
 	err := cmd.Run()
@@ -231,9 +246,48 @@ func (r Runner) RunEnv(ctx context.Context, env []string, stdin []byte, args ...
 		if errors.As(err, &ee) {
 			code = ee.ExitCode()
 		}
-		return stdout.Bytes(), &Error{Args: args, ExitCode: code, Stderr: stderr.String(), Err: err}
+		return &Error{Args: args, ExitCode: code, Stderr: stderr.String(), Err: err}
 	}
-	return stdout.Bytes(), nil
+	return nil
+}
+
+// RunUntil runs git like Run, but stops it as soon as enough(out), asked
+// each time output arrives with what came so far, says the rest is not
+// needed: a history read back to the commit that matters need not walk
+// the rest of it. The output is returned whole as read; a git stopped so
+// is no error.
+func (r Runner) RunUntil(ctx context.Context, enough func(out []byte) bool, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := &untilWriter{enough: enough, stop: cancel}
+	err := run(r.command(ctx, nil, args), w, args)
+	if w.stopped {
+		return w.buf.Bytes(), nil
+	}
+	return w.buf.Bytes(), err
+}
+
+// untilWriter collects a git's output and stops it once enough.
+type untilWriter struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	enough  func([]byte) bool
+	stop    func()
+	stopped bool
+}
+
+func (w *untilWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return len(p), nil
+	}
+	w.buf.Write(p)
+	if w.enough(w.buf.Bytes()) {
+		w.stopped = true
+		w.stop()
+	}
+	return len(p), nil
 }
 
 // Mark writes a named point of the program's run to the timing trace

@@ -469,17 +469,68 @@ func (r *Repo) SavedRefs(ctx context.Context, prefix string) ([]SavedRef, error)
 	return res, nil
 }
 
-// AddedIn returns the newest commit reachable from rev that added path (a
-// path from the top of the repository), or "" when none did.
-func (r *Repo) AddedIn(ctx context.Context, rev, path string) (string, error) {
-	// :(top) because git reads pathspecs relative to the current directory,
-	// and the command may run in a subdirectory; :(literal) so that the
-	// path's characters are never glob magic.
-	out, err := r.Run(ctx, "log", "-1", "--format=%H", "--diff-filter=A", "--end-of-options", rev, "--", ":(top,literal)"+path)
-	if err != nil {
-		return "", err
+// IsAncestor says whether anc is desc or one of its ancestors (git
+// merge-base --is-ancestor).
+func (r *Repo) IsAncestor(ctx context.Context, anc, desc string) (bool, error) {
+	_, err := r.Run(ctx, "merge-base", "--is-ancestor", "--end-of-options", anc, desc)
+	if err == nil {
+		return true, nil
 	}
-	return strings.TrimSpace(string(out)), nil
+	if ExitCode(err) == 1 {
+		return false, nil
+	}
+	return false, err
+}
+
+// PathChange is a commit that changed a file, and the blob it left there
+// ("" for a merge: git's log shows no change of a merge; read the file
+// there).
+type PathChange struct {
+	Commit, Blob string
+	// Added: the file was not there before this commit.
+	Added bool
+}
+
+// PathChanges lists the commits that changed the file at path, newest
+// first, from rev back to the newest commit that added it (included), as
+// `git log rev -- path` walks them; git stops there, not at the root.
+func (r *Repo) PathChanges(ctx context.Context, rev, path string) ([]PathChange, error) {
+	var changes []PathChange
+	scanned, added := 0, false
+	parse := func(out []byte) bool {
+		// Whole lines only: the rest arrives with the next write.
+		for !added {
+			nl := bytes.IndexByte(out[scanned:], '\n')
+			if nl < 0 {
+				return false
+			}
+			line := string(out[scanned : scanned+nl])
+			scanned += nl + 1
+			switch {
+			case strings.HasPrefix(line, "\x00"):
+				changes = append(changes, PathChange{Commit: line[1:]})
+			case strings.HasPrefix(line, ":") && len(changes) > 0:
+				// ":100644 100644 <old> <new> M\tpath"
+				meta, _, _ := strings.Cut(line, "\t")
+				f := strings.Fields(meta)
+				if len(f) == 5 {
+					c := &changes[len(changes)-1]
+					c.Blob = f[3]
+					if f[4] == "A" {
+						c.Added, added = true, true
+					}
+				}
+			}
+		}
+		return true
+	}
+	out, err := r.RunUntil(ctx, parse, "log", "--format=%x00%H", "--raw", "--no-abbrev", "--no-renames",
+		"--end-of-options", rev, "--", ":(top,literal)"+path)
+	if err != nil {
+		return nil, err
+	}
+	parse(out) // a git that ended on its own: its last lines
+	return changes, nil
 }
 
 // LogEntry is a commit with what marks it as a task's: its subject (merge

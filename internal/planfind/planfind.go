@@ -46,8 +46,11 @@ type Copy struct {
 	Uncommitted bool
 	// Commit the copy was read from ("" for files).
 	Commit string
-	Plan   *plan.Plan
-	Warns  []plan.Warning
+	// Head is the worktree HEAD's copy of an uncommitted one (nil: HEAD
+	// has none): what the edit changes.
+	Head  *Copy
+	Plan  *plan.Plan
+	Warns []plan.Warning
 	// Err is the parse error of a copy that does not parse.
 	Err    error
 	digest [32]byte
@@ -167,6 +170,8 @@ func Find(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run stri
 				c.Uncommitted = head == nil || head.digest != c.digest || !samePaths(head.RepoPaths, c.RepoPaths)
 				if !c.Uncommitted {
 					c.Commit = pl.Commit
+				} else if head != nil && head.Err == nil {
+					c.Head = head
 				}
 			}
 		} else {

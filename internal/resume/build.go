@@ -49,7 +49,11 @@ func (st *State) build(wts []*Worktree, v branches.Verdict) {
 				mm.Branch, taskLabel(st.Plan, mm.Task), strings.Join(works, ", "))})
 	}
 	for _, u := range v.Unknown {
-		if st.Plan != nil { // without a plan every branch is unmatched; it is said once below
+		switch {
+		case st.Plan == nil: // without a plan every branch is unmatched; it is said once below
+		case u.Earlier:
+			rep.Problems = append(rep.Problems, Problem{Kind: ProblemEarlierPlan, Message: st.earlierMessage(u.Branch.Name)})
+		default:
 			rep.Problems = append(rep.Problems, Problem{Kind: ProblemUnknownBranch,
 				Message: fmt.Sprintf("branch %s is no task's: %s; it is reported, never counted", u.Branch.Name, u.Why)})
 		}

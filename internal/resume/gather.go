@@ -118,8 +118,10 @@ type gathering struct {
 	// The plan.
 	p            *plan.Plan
 	planRepoPath string
-	names        *branches.Names
-	m            branches.Match
+	// committed is the committed version an uncommitted copy read edits.
+	committed *committedPlan
+	names     *branches.Names
+	m         branches.Match
 
 	// Stage B.
 	heads []string // what dates the run's start
@@ -133,6 +135,7 @@ type gathering struct {
 	trees                    map[string]string
 	start, noStart           string
 	fromPlan                 bool
+	replanned                *Replan // nil: no re-plan moved the start
 	landed, landedDef        []gitcmd.LogEntry
 	guessed                  map[string]bool
 	taskChanges              gitcmd.Changes
@@ -558,7 +561,7 @@ func (g *gathering) readPlan() error {
 		return err
 	}
 	p := pr.plan
-	g.p, g.planRepoPath = p, pr.repoPath
+	g.p, g.planRepoPath, g.committed = p, pr.repoPath, pr.committed
 	st.planLooked, st.planSuggest = pr.looked, pr.suggest
 	if p != nil {
 		st.Plan = p
@@ -723,11 +726,28 @@ func (g *gathering) findStart() (err error) {
 		return nil
 	}
 	// The start itself is searched too ("^start^@"): the commit that
-	// added the plan may carry a task's work.
-	g.start, g.noStart, g.fromPlan, err = runStart(g.ctx, g.repo, g.objs, g.planRepoPath, g.base.Commit, g.heads, g.near, g.startReadDone)
+	// added the plan may carry a task's work. A re-plan after it moves it.
+	src, err := g.prepareReplan()
+	if err != nil {
+		return err
+	}
+	found, err := findRunStart(g.ctx, g.repo, g.objs, g.planRepoPath, g.base.Commit, g.heads, g.near, g.startReadDone)
+	g.start, g.noStart, g.fromPlan = found.start, found.why, found.fromPlan
+	if err == nil {
+		err = g.findReplan(src, found.changes)
+	}
 	g.knowStart()
 	if err != nil || g.start == "" {
 		return err
+	}
+	if r := g.replanned; r != nil && (r.Uncommitted || r.BaseEarlier) {
+		// Nothing the base holds is this plan's work; the default
+		// branches', only past the re-plan.
+		d := <-g.defCh
+		if !r.Uncommitted {
+			g.landedDef = withoutAncestorsOf(d.cs, g.start)
+		}
+		return d.err
 	}
 	return parallel(
 		func() (err error) {
@@ -792,7 +812,7 @@ func (g *gathering) checkShallowLanding() error {
 // <run>-main where the plan is).
 func (g *gathering) readHolding() (err error) {
 	st := g.st
-	if !g.fromPlan || len(st.TaskBranches) == 0 || allHoldStart(g.walk, st.TaskBranches, g.start, g.landed) {
+	if !g.fromPlan || len(st.TaskBranches) == 0 || (g.replanned != nil && g.replanned.Uncommitted) || allHoldStart(g.walk, st.TaskBranches, g.start, g.landed) {
 		return nil
 	}
 	tp := branches.TaskPrefix(g.run)
@@ -858,10 +878,15 @@ func (g *gathering) decide() error {
 	st := g.st
 	var v branches.Verdict
 	if g.p != nil {
-		before, err := madeBeforePlan(g.objs, st.TaskBranches, g.holding, g.planRepoPath, g.start, g.base.Commit)
+		known := []string{g.start, g.base.Commit}
+		if g.replanned != nil && g.replanned.BaseEarlier {
+			known = known[:1] // the base holds the earlier plan
+		}
+		before, err := madeBeforePlan(g.objs, st.TaskBranches, g.holding, g.planRepoPath, known)
 		if err != nil {
 			return err
 		}
+		before = g.earlierThanReplan(before)
 		in := branches.Input{Run: g.run, Plan: g.p, Names: g.names, Branches: st.TaskBranches, Bounds: g.bounds, Walk: g.walk, Trees: g.trees, BeforePlan: before,
 			Landed: g.landed, LandedDefault: g.landedDef, BaseShared: !runOwnBase(g.base, g.run), Discarded: g.discards,
 			Interrupted: map[string]string{}}

@@ -45,6 +45,21 @@ func defaultBranches(refs map[string]gitcmd.Ref, base BaseRef) (names, oids []st
 // once what runStart reads through objs is done, before it starts a git
 // process (the caller holds back other reads of objs until then).
 func runStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, planPath string, base string, heads []string, near int, inProcess func()) (start, why string, fromPlan bool, err error) {
+	s, err := findRunStart(ctx, repo, objs, planPath, base, heads, near, inProcess)
+	return s.start, s.why, s.fromPlan, err
+}
+
+// runStartFound is what findRunStart found: runStart's answer, and when it
+// is the commit that added the plan, the plan's changes from the base's tip
+// back to it (newest first), where a re-plan is looked for.
+type runStartFound struct {
+	start, why string
+	fromPlan   bool
+	changes    []gitcmd.PathChange
+}
+
+// findRunStart is runStart, with the plan's history it read.
+func findRunStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, planPath string, base string, heads []string, near int, inProcess func()) (runStartFound, error) {
 	if inProcess == nil {
 		inProcess = func() {}
 	}
@@ -55,30 +70,20 @@ func runStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, plan
 		if objs != nil {
 			o, err := objs.Get(base + ":" + planPath)
 			if err != nil {
-				return "", "", false, err
+				return runStartFound{}, err
 			}
 			has = o.Type == "blob"
 		} else {
 			_, err := repo.Run(ctx, "cat-file", "-e", "--end-of-options", base+":"+planPath)
 			has = err == nil
 		}
-		if has && objs != nil && !grafted(repo) {
-			added, ok, err := addedNear(objs, base, planPath, max(near, 1))
-			if err != nil {
-				return "", "", false, err
-			}
-			if ok {
-				return added, "", true, nil
-			}
-		}
-		inProcess()
 		if has {
-			added, err := repo.AddedIn(ctx, base, planPath)
+			changes, err := planChanges(ctx, repo, objs, base, planPath, near, inProcess)
 			if err != nil {
-				return "", "", false, err
+				return runStartFound{}, err
 			}
-			if added != "" {
-				return added, "", true, nil
+			if n := len(changes); n > 0 && changes[n-1].Added {
+				return runStartFound{start: changes[n-1].Commit, fromPlan: true, changes: changes}, nil
 			}
 		}
 	}
@@ -92,18 +97,34 @@ func runStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, plan
 		}
 	}
 	if len(revs) == 0 {
-		return "", "the base's history does not hold the plan and the run has no branch or worktree to date its start by, so landed work cannot be searched for", false, nil
+		return runStartFound{why: "the base's history does not hold the plan and the run has no branch or worktree to date its start by, so landed work cannot be searched for"}, nil
 	}
 	// The oldest merge-base of each tip with the base is the common
 	// ancestor of all of them with it.
 	mb, err := repo.MergeBaseAll(ctx, append([]string{base}, revs...))
 	if err != nil {
-		return "", "", false, err
+		return runStartFound{}, err
 	}
 	if mb == "" {
-		return "", "the run's branches share no history with the base, so landed work cannot be searched for", false, nil
+		return runStartFound{why: "the run's branches share no history with the base, so landed work cannot be searched for"}, nil
 	}
-	return mb, "", false, nil
+	return runStartFound{start: mb}, nil
+}
+
+// planChanges lists the commits that changed the plan at path, newest
+// first, from rev (which holds it) back to the commit that added it:
+// through the running reader when that commit is near rev on a line of
+// single-parent commits, else from git. inProcess is called before git
+// is asked.
+func planChanges(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, rev, path string, near int, inProcess func()) ([]gitcmd.PathChange, error) {
+	if objs != nil && !grafted(repo) {
+		changes, ok, err := planChangesNear(objs, rev, path, max(near, 1))
+		if err != nil || ok {
+			return changes, err
+		}
+	}
+	inProcess()
+	return repo.PathChanges(ctx, rev, path)
 }
 
 // addedNearLimit bounds the commits addedNear reads before it leaves the
@@ -116,36 +137,51 @@ func runStart(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, plan
 const addedNearLimit = 32
 
 // addedNear answers `git log -1 --diff-filter=A rev -- path` through the
-// running reader where the answer is near rev on a line of single-parent
-// commits: walking back from rev (which holds path as a file), the first
-// commit whose parent does not hold it added it. On such a line git's
-// path-limited walk visits the same commits, and the diff against the one
-// parent is what --diff-filter reads. ok is false, and git is to be asked,
-// at a merge below the tip, a submodule where the plan was, or past limit
-// commits. A merge at the tip that none of its parents holds the plan in
-// added it (a <run>-main whose first commit merged the plan in).
+// running reader where the answer is near rev (planChangesNear).
 func addedNear(objs *gitcmd.Objects, rev, path string, limit int) (added string, ok bool, err error) {
-	c := rev
+	changes, ok, err := planChangesNear(objs, rev, path, limit)
+	if !ok || err != nil || len(changes) == 0 {
+		return "", false, err
+	}
+	return changes[len(changes)-1].Commit, true, nil
+}
+
+// planChangesNear answers `git log rev -- path` back to the newest commit
+// that added path, through the running reader, where that commit is near
+// rev on a line of single-parent commits: walking back from rev (which
+// holds path as a file), each commit whose parent holds another blob there
+// changed it, and the first whose parent does not hold it added it. On such
+// a line git's path-limited walk visits the same commits, and the diff
+// against the one parent is what it reads. ok is false, and git is to be
+// asked, at a merge below the tip, a submodule where the plan was, or past
+// limit commits. A merge at the tip that none of its parents holds the
+// plan in added it (a <run>-main whose first commit merged the plan in).
+func planChangesNear(objs *gitcmd.Objects, rev, path string, limit int) (changes []gitcmd.PathChange, ok bool, err error) {
+	o, err := objs.Get(rev + ":" + path)
+	if err != nil || o.Type != "blob" {
+		return nil, false, err
+	}
+	c, blob := rev, o.OID
 	for step := 0; step < limit; step++ {
 		e, found, err := objs.Commit(c)
 		if err != nil || !found {
-			return "", false, err
+			return nil, false, err
 		}
 		if len(e.Parents) == 0 {
-			return c, true, nil // a root commit adds what it holds
+			return append(changes, gitcmd.PathChange{Commit: c, Blob: blob, Added: true}), true, nil // a root commit adds what it holds
 		}
 		if len(e.Parents) > 1 && step > 0 {
-			return "", false, nil
+			return nil, false, nil
 		}
-		next := ""
+		next, nextBlob := "", ""
 		for _, parent := range e.Parents {
 			o, err := objs.Get(parent + ":" + path)
 			if err != nil {
-				return "", false, err
+				return nil, false, err
 			}
 			switch o.Type {
 			case "blob":
-				next = parent
+				next, nextBlob = parent, o.OID
 			case "tree":
 				// A directory there: the file is added beside its removal.
 			case "":
@@ -154,24 +190,27 @@ func addedNear(objs *gitcmd.Objects, rev, path string, limit int) (added string,
 				// turned file is a type change, not an addition).
 				sub, err := gitlinkAt(objs, parent, path)
 				if err != nil || sub {
-					return "", false, err
+					return nil, false, err
 				}
 			default:
-				return "", false, nil // a submodule's commit
+				return nil, false, nil // a submodule's commit
 			}
 			if next != "" {
 				break
 			}
 		}
 		if next == "" {
-			return c, true, nil
+			return append(changes, gitcmd.PathChange{Commit: c, Blob: blob, Added: true}), true, nil
 		}
 		if len(e.Parents) > 1 {
-			return "", false, nil
+			return nil, false, nil
 		}
-		c = next
+		if nextBlob != blob {
+			changes = append(changes, gitcmd.PathChange{Commit: c, Blob: blob})
+		}
+		c, blob = next, nextBlob
 	}
-	return "", false, nil
+	return nil, false, nil
 }
 
 // gitlinkAt says whether commit's tree has a submodule at path.
@@ -287,12 +326,13 @@ func allHoldStart(walk []gitcmd.LogEntry, bs []branches.Branch, start string, la
 }
 
 // madeBeforePlan names the branches made before the commit that added the
-// plan: they do not hold that commit, and the plan they hold (if any) is
-// neither the one it added nor the base's. A branch that holds a rebased
-// copy of the run's history holds the same plan, and stays the run's. nil
-// when the question was not asked (the start is not the plan's commit, or
-// the plan was given by --plan).
-func madeBeforePlan(objs *gitcmd.Objects, bs []branches.Branch, holding map[string]bool, planPath, start, base string) (map[string]bool, error) {
+// plan, or that last re-planned it: they do not hold that commit, and the
+// plan they hold (if any) is none of the versions at the known revisions
+// (that commit's, and the base's unless the base holds the earlier plan).
+// A branch that holds a rebased copy of the run's history holds the same
+// plan, and stays the run's. nil when the question was not asked (the
+// start is not the plan's commit, or the plan was given by --plan).
+func madeBeforePlan(objs *gitcmd.Objects, bs []branches.Branch, holding map[string]bool, planPath string, known []string) (map[string]bool, error) {
 	if holding == nil || objs == nil || planPath == "" {
 		return nil, nil
 	}
@@ -303,14 +343,14 @@ func madeBeforePlan(objs *gitcmd.Objects, bs []branches.Branch, holding map[stri
 		}
 		return o.OID, nil
 	}
-	known := map[string]bool{}
-	for _, rev := range []string{start, base} {
+	plans := map[string]bool{}
+	for _, rev := range known {
 		id, err := blob(rev)
 		if err != nil {
 			return nil, err
 		}
 		if id != "" {
-			known[id] = true
+			plans[id] = true
 		}
 	}
 	before := map[string]bool{}
@@ -322,7 +362,7 @@ func madeBeforePlan(objs *gitcmd.Objects, bs []branches.Branch, holding map[stri
 		if err != nil {
 			return nil, err
 		}
-		if !known[id] || id == "" {
+		if !plans[id] || id == "" {
 			before[b.Name] = true
 		}
 	}

@@ -2,9 +2,11 @@ package resume
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/taskresume/git-taskresume/internal/branches"
@@ -109,6 +111,34 @@ func TestAddedNearEqualsGit(t *testing.T) {
 			}
 			if !fromPlan || start != want {
 				t.Errorf("runStart: %s (from the plan: %v), want %s", start, fromPlan, want)
+			}
+			// The plan's history, from git (stopped at the addition) and
+			// in-process, is git's whole log of the file back to it.
+			fromGit, err := repo.PathChanges(ctx, tip, plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var listed []string
+			for _, c := range fromGit {
+				listed = append(listed, c.Commit+" "+c.Blob)
+			}
+			all := strings.Fields(testbin.Git(t, dir, "log", "--format=%H", "HEAD", "--not", want+"^@", "--", plan))
+			if len(fromGit) != len(all) || !fromGit[len(fromGit)-1].Added || fromGit[len(fromGit)-1].Commit != want {
+				t.Errorf("PathChanges: %q, want %d commits down to %s", listed, len(all), want)
+			}
+			for i, c := range fromGit {
+				if i < len(all) && (c.Commit != all[i] || c.Blob != testbin.Git(t, dir, "rev-parse", c.Commit+":"+plan)) {
+					t.Errorf("PathChanges[%d] = %s %s, want %s and its blob", i, c.Commit, c.Blob, all[i])
+				}
+			}
+			if ok {
+				near, _, err := planChangesNear(objs, tip, plan, addedNearLimit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(near) != fmt.Sprint(fromGit) {
+					t.Errorf("in-process %v, git %v", near, fromGit)
+				}
 			}
 		})
 	}

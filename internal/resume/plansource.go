@@ -56,6 +56,16 @@ type planResult struct {
 	// doubt says why the run cannot be complete whatever the plan read
 	// says: a copy on a diverged history has tasks it lacks.
 	doubt string
+	// committed is the committed version an uncommitted copy edits: its
+	// worktree HEAD's (nil: none there).
+	committed *committedPlan
+}
+
+// committedPlan is a version of the plan in a commit.
+type committedPlan struct {
+	plan   *plan.Plan
+	commit string
+	path   string
 }
 
 // planOnTaskBranch finds a copy of the plan on the run's task branches,
@@ -109,6 +119,9 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts
 		return nil, &exit.BadInputError{Msg: "plan " + c.Err.Error()}
 	}
 	res.plan, res.warns, res.repoPath = c.Plan, c.Warns, c.RepoPaths[0]
+	if h := c.Head; h != nil {
+		res.committed = &committedPlan{plan: h.Plan, commit: h.Commit, path: h.RepoPaths[0]}
+	}
 	src := &PlanSource{Name: c.Name, Files: c.RepoPaths, Uncommitted: c.Uncommitted, Commit: c.Commit}
 	if c.Place.Dir != "" {
 		src.Place, src.Worktree = PlanInWorkingTree, c.Place.Dir

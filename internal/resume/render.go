@@ -67,6 +67,9 @@ func (r *renderer) header() {
 	} else {
 		fmt.Fprintln(w, base)
 	}
+	if rep.Replan != nil {
+		fmt.Fprintln(w, ui.Display(rep.Replan.Why))
+	}
 	if rep.RemoteRead != nil {
 		fmt.Fprintln(w, rep.RemoteRead.describe())
 	}

@@ -30,6 +30,9 @@ type Report struct {
 	// PlanSearched names where the plan was looked for when none was found.
 	PlanSearched []string `json:"plan_searched,omitempty"`
 	Base         BaseRef  `json:"base"`
+	// Replan is the last re-plan, which the run started from; present
+	// only when one was found or none could be looked for.
+	Replan *Replan `json:"replan,omitempty"`
 	// RemoteRead is the remote whose copies of the run's branches were
 	// read (nil: none).
 	RemoteRead      *RemoteRead `json:"remote_read"`

@@ -545,9 +545,6 @@ func (a *ancestry) isAncestor(anc, desc string) (bool, bool) {
 	if a.budget--; a.budget < 0 {
 		return false, false
 	}
-	_, err := a.repo.Run(a.ctx, "merge-base", "--is-ancestor", anc, desc)
-	if err == nil {
-		return true, true
-	}
-	return false, gitcmd.ExitCode(err) == 1
+	is, err := a.repo.IsAncestor(a.ctx, anc, desc)
+	return is, err == nil
 }

@@ -217,6 +217,7 @@ const (
 
 	// Branches and the work on them.
 	ProblemUnknownBranch        ProblemKind = "unknown_branch"
+	ProblemEarlierPlan          ProblemKind = "earlier_plan" // a branch made before the plan's start (or its re-plan)
 	ProblemBranchNamesOtherTask ProblemKind = "branch_names_other_task"
 	ProblemDuplicateBranch      ProblemKind = "duplicate_branch"
 	ProblemDoubtfulWork         ProblemKind = "doubtful_work"
@@ -248,7 +249,7 @@ func AllProblemKinds() []ProblemKind {
 	return []ProblemKind{
 		ProblemNoPlan, ProblemPlanWarning, ProblemPlanDiffers, ProblemPlanDiverged,
 		ProblemBaseBehind, ProblemBaseDiverged, ProblemBaseWithoutPlan, ProblemNoRunStart,
-		ProblemUnknownBranch, ProblemBranchNamesOtherTask, ProblemDuplicateBranch, ProblemDoubtfulWork,
+		ProblemUnknownBranch, ProblemEarlierPlan, ProblemBranchNamesOtherTask, ProblemDuplicateBranch, ProblemDoubtfulWork,
 		ProblemLeftoverAttempt, ProblemReflogWork,
 		ProblemStaleWorktree, ProblemLockedWorktree, ProblemUnreadableWorktree, ProblemUnknownWorktree,
 		ProblemUnreachableCommits, ProblemStoppedOperation, ProblemLiveWorktree, ProblemSharedWorktreeWork,
