@@ -11,6 +11,7 @@ func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*L
 	s := &landingSearch{
 		run:        in.Run,
 		names:      names,
+		planOnly:   in.PlanOnly,
 		byName:     map[string]string{},
 		saidRevert: map[string]bool{},
 		out:        map[string]*Landing{},
@@ -34,6 +35,8 @@ func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*L
 type landingSearch struct {
 	run   string
 	names *Names
+	// planOnly is Input.PlanOnly: commits that only edit the plan.
+	planOnly map[string][]string
 	// byName maps each branch of the run to its task ("" when unknown).
 	byName map[string]string
 	// voided maps each landed commit a later one reverts to the revert.
@@ -93,7 +96,14 @@ func (s *landingSearch) tasks(c *CommitInfo, shared bool) (id string, how Landin
 			how = ByMerge
 		}
 	} else if nm := s.names.Name(c, shared); nm.Task != "" {
-		id, how, also = nm.Task, ByCommit, nm.Also
+		if paths, ok := s.planOnly[c.OID]; ok {
+			// An edit of the plan alone lands no task (but one whose
+			// Files name the plan).
+			nm, _ = s.names.planWork(nm, paths)
+		}
+		if nm.Task != "" {
+			id, how, also = nm.Task, ByCommit, nm.Also
+		}
 	}
 	return id, how, also
 }

@@ -47,6 +47,13 @@ type Input struct {
 	// mid-way (uncommitted changes, a stopped rebase in a worktree on it):
 	// the commits it holds are not the task's finished work.
 	Interrupted map[string]string
+	// PlanOnly maps each commit whose whole change against its one parent
+	// is to the run's plan file(s) to the paths of the plan it changes:
+	// editing the plan is not doing a task, so such a commit is no task's
+	// work and no evidence that a task landed, whatever its words say,
+	// except for a task whose Files name every one of those paths. Only
+	// commits of Walk, Landed and LandedDefault matter.
+	PlanOnly map[string][]string
 	// Discarded are task branch tips that git taskclean deleted to force
 	// the task to run again (their saves under refs/taskclean/): what they
 	// hold is no task's work, even where another branch still holds it.

@@ -108,7 +108,7 @@ func leftFrom(walk []CommitInfo, g *graph, set bitset) string {
 // (docs/DESIGN.md, "Step 4: whose work each commit is"): a merge (merging
 // is not the task's work), a cherry-picked copy of another commit, a
 // commit that changes nothing unless its own words name the task (then the
-// agent says the task is done).
+// agent says the task is done), a commit that only edits the plan.
 func (d *decision) nameCommits() {
 	walk := d.in.Walk
 	d.namings = make([]Naming, len(walk))
@@ -118,6 +118,15 @@ func (d *decision) nameCommits() {
 		d.namings[i] = d.names.Name(c, d.in.DefaultHeld[c.OID])
 		empty := len(c.Parents) == 1 && c.Tree != "" && d.in.Trees[c.Parents[0]] == c.Tree
 		d.notWork[i] = isMerge(c) || c.PickedFrom != "" || empty && d.namings[i].Task == ""
+		// An edit of the plan alone is no work of the tasks its words
+		// name, unless their Files name the plan; one naming none is
+		// judged by the branch that adds it (creditWork).
+		if paths, ok := d.in.PlanOnly[c.OID]; ok {
+			var named bool
+			if d.namings[i], named = d.names.planWork(d.namings[i], paths); !named {
+				d.notWork[i] = true
+			}
+		}
 	}
 }
 
@@ -241,6 +250,8 @@ func (d *decision) creditWork() {
 					d.credit(id, i, c)
 				}
 			case d.namings[c].Marked || d.in.DefaultHeld[ci.OID]:
+			case d.planOnlyFor(c, d.task[i]):
+				// Editing the plan is not doing the branch's task.
 			case len(structural[c]) > 1:
 				d.shareCommit(i, c, structural[c])
 			default:
@@ -260,7 +271,7 @@ func (d *decision) structuralClaims() map[int]map[string]bool {
 			continue
 		}
 		d.own[i].each(func(c int) {
-			if d.notWork[c] || d.namings[c].Marked || d.in.DefaultHeld[d.in.Walk[c].OID] {
+			if d.notWork[c] || d.namings[c].Marked || d.in.DefaultHeld[d.in.Walk[c].OID] || d.planOnlyFor(c, d.task[i]) {
 				return
 			}
 			if structural[c] == nil {

@@ -66,6 +66,7 @@ func (p *parser) taskBody(num int, l string) error {
 			t.Size, t.Estimate = size, est
 		}
 	}
+	p.taskFiles(l, item, isItem)
 	if isItem && item != "" {
 		t.Meta = append(t.Meta, item)
 	}

@@ -58,12 +58,13 @@ type parser struct {
 	checks   []checklistItem
 
 	// State of the file being read.
-	file    int
-	path    string
-	phase   *Phase // the phase tasks currently go into
-	task    *Task  // the task body lines currently go into; nil after any other heading
-	zone    bool   // between a phase heading and its first task: where its Strategy line goes
-	depList *Task  // collecting the bullets of an empty "Dependencies:" line
+	file     int
+	path     string
+	phase    *Phase // the phase tasks currently go into
+	task     *Task  // the task body lines currently go into; nil after any other heading
+	zone     bool   // between a phase heading and its first task: where its Strategy line goes
+	depList  *Task  // collecting the bullets of an empty "Dependencies:" line
+	fileList *Task  // collecting the bullets of an empty "Files:" line
 }
 
 // maxPlanSize bounds what is read: a real plan is well under 1 MiB, and a
@@ -84,7 +85,7 @@ func (p *parser) parseAll(files []File) error {
 	}
 	for i, f := range files {
 		p.file, p.path = i, f.Path
-		p.phase, p.task, p.zone, p.depList = nil, nil, false, nil
+		p.phase, p.task, p.zone, p.depList, p.fileList = nil, nil, false, nil, nil
 		if err := p.parseFile(f.Data); err != nil {
 			return err
 		}
@@ -216,7 +217,7 @@ func (p *parser) parseFile(data []byte) error {
 // line handles one line outside fences and front matter.
 func (p *parser) line(num int, l string) error {
 	if level, htext, ok := parseHeading(l); ok {
-		p.depList = nil
+		p.depList, p.fileList = nil, nil
 		return p.heading(num, level, htext)
 	}
 	if word, ok := gluedHeading(l); ok {
@@ -238,7 +239,7 @@ func (p *parser) line(num int, l string) error {
 		// (decided once the whole plan is read). Under a task heading it
 		// is an ordinary bullet (an acceptance criterion).
 		if id, title, size, est, meta, ok := checklistTask(l); ok {
-			t := &Task{ID: id, Title: title, Size: size, Estimate: est, Meta: meta, Path: p.path, Line: num}
+			t := &Task{ID: id, Title: title, Size: size, Estimate: est, Meta: meta, Files: checklistFiles(meta), Path: p.path, Line: num}
 			p.checks = append(p.checks, checklistItem{t, p.phase})
 		}
 	}

@@ -20,6 +20,7 @@ type Task struct {
 	Estimate  string   // "2h"; "" when absent
 	DependsOn []string // ids named by a **Dependencies** line (or its bullet list), as written; nil for none / "None"
 	Meta      []string // bullet lines under the task, marker ("- " / "* " / "+ ") stripped, trimmed
+	Files     []string // paths a Files line (or list, or a checklist's files: field) names; see NamesFile
 	Path      string   // file the task was read from (matters for split plans)
 	Line      int      // 1-based line of the heading
 	Phase     *Phase   // the phase that holds it

@@ -901,6 +901,13 @@ func (g *gathering) decide() error {
 				}
 			}
 		}
+		// Editing the plan is not doing a task: the commits that only
+		// edit it, among those the rule could count.
+		if !g.opts.Light {
+			if in.PlanOnly, err = planOnlyCommits(g.ctx, g.repo, g.objs, planRepoFiles(g.rep.PlanSource), in); err != nil {
+				return fmt.Errorf("look for commits that only edit the plan: %w", err)
+			}
+		}
 		v = branches.Decide(in)
 		if err := findSquashes(g.ctx, g.repo, v.States, g.taskChanges, g.cands, g.landed, g.landedDef); err != nil {
 			return fmt.Errorf("look for squashed tasks: %w", err)
