@@ -61,12 +61,16 @@ func (d *decision) discardedAdds(dc Discard, idx int) bitset {
 
 // stoppedAttempts finds what interrupted attempts made (docs/DESIGN.md,
 // "Attempts that stopped mid-way: interrupted"): the commits an
-// interrupted attempt made (its branch's own commits) are no finished work
-// of the task whose attempt stopped, on whatever branch they sit: a copy of
-// the branch, or the next task's branch made at its tip, holds nothing the
-// attempt did not.
+// interrupted attempt made are no finished work of the task whose attempt
+// stopped, on whatever branch they sit: a copy of the branch, or the next
+// task's branch made at its tip, holds nothing the attempt did not. An
+// attempt is a line of commits: a branch of the same task stacked right
+// on the interrupted one's (a retry made at the first branch's tip, a
+// third on the second's) continues that attempt, so what the branches
+// below it add is the stopped attempt's too, counted on the top branch.
 func (d *decision) stoppedAttempts() {
 	d.stopTask = map[int]string{}
+	d.stopOn = map[int]int{}
 	d.stopWhy = map[string]string{}
 	d.stopBranch = map[string]string{}
 	for i := range d.bs {
@@ -77,12 +81,37 @@ func (d *decision) stoppedAttempts() {
 		if d.stopWhy[d.task[i]] == "" {
 			d.stopWhy[d.task[i]], d.stopBranch[d.task[i]] = why, d.bs[i].Name
 		}
-		if d.own[i] != nil {
-			d.own[i].each(func(c int) {
+		for _, j := range d.attemptLine(i) {
+			if d.own[j] == nil {
+				continue
+			}
+			d.own[j].each(func(c int) {
 				if d.stopTask[c] == "" {
 					d.stopTask[c] = d.task[i]
+					if j != i {
+						d.stopOn[c] = i
+					}
 				}
 			})
 		}
+	}
+}
+
+// attemptLine is branch i and the branches of its task it continues: its
+// stack parent when that is a branch of the same task and its work starts
+// at that branch's tip (no bound between them), that one's the same way,
+// and so on down. A retry made beside the first branch (from the base, or
+// from another task's branch) continues nothing.
+func (d *decision) attemptLine(i int) []int {
+	line := []int{i}
+	seen := map[int]bool{i: true}
+	for j := i; ; {
+		p := d.parent[j]
+		if p < 0 || seen[p] || d.task[p] != d.task[i] || d.from[j] != d.bs[p].OID {
+			return line
+		}
+		seen[p] = true
+		line = append(line, p)
+		j = p
 	}
 }

@@ -225,9 +225,12 @@ type decision struct {
 	task []string
 
 	// stopTask maps a commit an interrupted attempt made to its task;
-	// stopWhy and stopBranch say, per task, why and on which branch its
-	// attempt stopped.
+	// stopOn maps the ones a branch below the interrupted one added (the
+	// same attempt, continued) to the interrupted branch, where they are
+	// counted; stopWhy and stopBranch say, per task, why and on which
+	// branch its attempt stopped.
 	stopTask            map[int]string
+	stopOn              map[int]int
 	stopWhy, stopBranch map[string]string
 
 	// credits counts, per task and branch index, the commits credited to

@@ -543,3 +543,48 @@ func TestDecideInterruptedHandOff(t *testing.T) {
 		"2.2": {branches.Completed, 1, "2.1", b22},
 	})
 }
+
+// An attempt is a line of commits: a branch of the task made at the tip of
+// its first branch (and a third on the second's) continues that attempt,
+// so where the top stopped the task is interrupted, counted on the top. A
+// retry made beside the first branch is another attempt, and landed work
+// still wins.
+func TestDecideInterruptedContinuation(t *testing.T) {
+	p := mustPlan(t, stdPlan)
+	stop := func(b string) map[string]string { return map[string]string{b: "worktree w holds uncommitted changes"} }
+	walk := history("c1:B|[Task 2.1] User service", "c2:c1|More user service", "c3:c2|Even more")
+	v := branches.Decide(branches.Input{Run: run, Plan: p,
+		Branches: []branches.Branch{br(b21, "c1"), br(b21+"-2", "c2")}, Walk: walk[1:], Interrupted: stop(b21 + "-2")})
+	checkStates(t, p, v, map[string]want{"2.1": {branches.Interrupted, 2, "", b21 + "-2"}})
+	if st := v.States[2]; st.Leftover != "" || st.InterruptedBranch != b21+"-2" || st.From != "B" {
+		t.Errorf("continued attempt: leftover %q, interrupted on %q, from %q; want none, %s-2, B", st.Leftover, st.InterruptedBranch, st.From, b21)
+	}
+	v = branches.Decide(branches.Input{Run: run, Plan: p,
+		Branches: []branches.Branch{br(b21, "c1"), br(b21+"-2", "c2"), br(b21+"-3", "c3")}, Walk: walk, Interrupted: stop(b21 + "-3")})
+	checkStates(t, p, v, map[string]want{"2.1": {branches.Interrupted, 3, "", b21 + "-3"}})
+
+	// Finished on top: done.
+	v = branches.Decide(branches.Input{Run: run, Plan: p,
+		Branches: []branches.Branch{br(b21, "c1"), br(b21+"-2", "c2")}, Walk: walk[1:]})
+	if st := v.States[2]; st.Status != branches.Completed {
+		t.Errorf("continued attempt, finished: %s, want completed", st.Status)
+	}
+
+	// Another task's branch between them: 2.1-2 continues 2.2's branch,
+	// not 2.1's first one.
+	walk2 := history("c1:B|[Task 2.1] User service", "c2:c1|[Task 2.2] Product service", "c3:c2|More user service")
+	v = branches.Decide(branches.Input{Run: run, Plan: p,
+		Branches: []branches.Branch{br(b21, "c1"), br(b22, "c2"), br(b21+"-2", "c3")}, Walk: walk2, Interrupted: stop(b21 + "-2")})
+	if st := v.States[2]; st.Status != branches.Completed || st.Leftover == "" {
+		t.Errorf("retry on another task's branch: %s (leftover %q), want completed with a leftover", st.Status, st.Leftover)
+	}
+
+	// A bound between them (the first branch merged into <run>-main, the
+	// retry made from there): the retry starts from the bound.
+	walk3 := history("c1:B|[Task 2.1] User service", "m:B,c1|Merge branch '"+b21+"' into x1y2z3-main", "c2:m|More user service")
+	v = branches.Decide(branches.Input{Run: run, Plan: p, Bounds: []string{"m"},
+		Branches: []branches.Branch{br(b21, "c1"), br(b21+"-2", "c2")}, Walk: walk3, Interrupted: stop(b21 + "-2")})
+	if st := v.States[2]; st.Status != branches.Completed {
+		t.Errorf("retry from the run's branch: %s, want completed", st.Status)
+	}
+}

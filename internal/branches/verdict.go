@@ -74,6 +74,13 @@ func (d *decision) taskState(t *plan.Task, landed *Landing) TaskState {
 	}
 	if best >= 0 {
 		d.countBranch(&st, best, work[best])
+		if len(d.credits[t.ID]) == 0 && d.in.Interrupted[d.bs[best].Name] != "" {
+			// A stopped attempt continued on this branch starts where the
+			// first branch of its line did.
+			line := d.attemptLine(best)
+			first := line[len(line)-1]
+			st.From, st.StackParent = d.from[first], d.stackParent(first)
+		}
 	}
 	for _, i := range mine {
 		if i != best {
@@ -125,12 +132,20 @@ func (d *decision) countBranch(st *TaskState, best, own int) {
 			st.From, st.To, st.ToTime = f, d.in.Walk[h].OID, d.in.Walk[h].Time
 		}
 	}
-	if p := d.parent[best]; p >= 0 {
-		st.StackParent = d.task[p]
-		if st.StackParent == "" {
-			st.StackParent = d.bs[p].Name
-		}
+	st.StackParent = d.stackParent(best)
+}
+
+// stackParent names what branch i is stacked on: a task id, or a branch
+// name when that branch is no task's; "" for the base.
+func (d *decision) stackParent(i int) string {
+	p := d.parent[i]
+	if p < 0 {
+		return ""
 	}
+	if d.task[p] != "" {
+		return d.task[p]
+	}
+	return d.bs[p].Name
 }
 
 // judge sets st's status (docs/DESIGN.md, "Step 5: the verdict"): landed,

@@ -289,6 +289,11 @@ func (d *decision) credit(id string, i, c int) {
 	m := d.credits
 	if d.stopTask[c] == id {
 		m = d.stoppedWork
+		if top, ok := d.stopOn[c]; ok {
+			// A continued attempt's work is counted on its top branch,
+			// which holds all of it.
+			i = top
+		}
 	} else {
 		if d.creditedOn[i] == nil {
 			d.creditedOn[i] = map[string][]int{}

@@ -239,7 +239,8 @@ func (st *State) assignTask(w *worktree.Worktree, rw *Worktree, branchTask, name
 // decidingOnly keeps, of the live worktrees, only those whose status
 // decides a task: a worktree on a task's branch (or at its tip) with
 // uncommitted changes means its attempt was interrupted, so the task is
-// not done.
+// not done; so does a task's own worktree detached past its branch, or at
+// copies of its branch's commits (a restack left it there).
 func (st *State) decidingOnly(out []*Worktree, live []string, branchTask map[string]string) []string {
 	tipTask := map[string]bool{}
 	for _, b := range st.TaskBranches {
@@ -247,7 +248,8 @@ func (st *State) decidingOnly(out []*Worktree, live []string, branchTask map[str
 	}
 	keep := map[string]bool{}
 	for _, rw := range out {
-		if !rw.Shared && (!rw.Detached && branchTask[rw.Branch] != "" || rw.Detached && tipTask[rw.Head]) {
+		ownTask := rw.Task != "" && rw.Task != "?"
+		if !rw.Shared && (!rw.Detached && branchTask[rw.Branch] != "" || rw.Detached && (tipTask[rw.Head] || ownTask)) {
 			keep[rw.Path] = true
 		}
 	}

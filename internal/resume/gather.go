@@ -868,8 +868,26 @@ func (g *gathering) findInterruptions() (err error) {
 			return fmt.Errorf("read the stash: %w", err)
 		}
 	}
-	st.stops = st.interruptions(g.ctx, g.repo, g.runWts, g.saves, stashes, g.m)
+	st.stops = st.interruptions(g.ctx, g.repo, g.runWts, g.saves, stashes, g.m, g.copyFinder())
 	return nil
+}
+
+// copyFinder answers, for a task's detached worktree or its save, whether
+// it sits on copies of its branch's commits: from the walk and the
+// running reader, reading nothing until asked.
+func (g *gathering) copyFinder() *copyFinder {
+	if g.objs == nil {
+		return nil
+	}
+	tips := map[string]bool{}
+	for _, b := range g.st.TaskBranches {
+		tips[b.OID] = true
+	}
+	for _, b := range g.bounds {
+		tips[b] = true
+	}
+	return &copyFinder{ctx: g.ctx, repo: g.repo, objs: g.objs, walk: g.walk, tips: tips,
+		commits: map[string]*rawCommit{}, changes: map[string]map[string]string{}, ids: map[string]string{}}
 }
 
 // decide applies the completion rule to every task (without a plan, every

@@ -19,14 +19,15 @@ type interruption struct {
 }
 
 // interruptions finds the task branches whose attempt stopped mid-way: a
-// worktree on the branch (or detached at its tip, or rebasing it) holds
+// worktree on the branch (or detached at its tip or past it, or at copies
+// of its commits a restack left behind, or rebasing it) holds
 // uncommitted changes or a stopped operation; or a clean saved such a
 // worktree and removed it, and the branch has not moved since and no
 // worktree has it checked out now (what a worktree holds now is newer
 // than any save).
-func (st *State) interruptions(ctx context.Context, repo *gitcmd.Repo, wts []*Worktree, saves []savedWorktree, stashes []stashEntry, m branches.Match) map[string]interruption {
+func (st *State) interruptions(ctx context.Context, repo *gitcmd.Repo, wts []*Worktree, saves []savedWorktree, stashes []stashEntry, m branches.Match, cf *copyFinder) map[string]interruption {
 	f := &interruptFinder{ctx: ctx, repo: repo, taskOf: map[string]string{}, atTip: map[string][]string{},
-		tip: map[string]string{}, out: map[string]interruption{}, onWorktree: map[string]bool{}, hashLen: 20}
+		tip: map[string]string{}, out: map[string]interruption{}, onWorktree: map[string]bool{}, hashLen: 20, copies: cf}
 	for id, bs := range m.ByTask {
 		for _, b := range bs {
 			f.taskOf[b.Name] = id
@@ -65,6 +66,10 @@ type interruptFinder struct {
 	// newer than any save.
 	onWorktree map[string]bool
 	hashLen    int // the repository's object id length in bytes
+	// copies tells a task's worktree detached at copies of its branch's
+	// own commits (a restack moved the branch, not the worktree); nil
+	// reads nothing.
+	copies *copyFinder
 }
 
 // inWorktree looks at what worktree w holds: changes left uncommitted, an
@@ -90,11 +95,11 @@ func (f *interruptFinder) inWorktree(w *Worktree) {
 	if w.AdminDir != "" {
 		op, opBranch = worktree.InProgress(w.AdminDir)
 	}
-	names := f.branchesOf(w, op, opBranch)
+	dirty := w.Staged+w.Unstaged+w.Untracked > 0
+	names := f.branchesOf(w, op, opBranch, dirty || op != "" && op != "bisect")
 	for _, n := range names {
 		f.onWorktree[n] = true
 	}
-	dirty := w.Staged+w.Unstaged+w.Untracked > 0
 	hidden := 0
 	if !dirty && len(names) > 0 && w.AdminDir != "" {
 		// Edits git status does not show (assume-unchanged,
@@ -124,8 +129,11 @@ func (f *interruptFinder) inWorktree(w *Worktree) {
 
 // branchesOf names the task branches worktree w works on: the branch a
 // rebase or bisect stopped on, the branch it has checked out, or, detached,
-// its task's branches at its HEAD or below it.
-func (f *interruptFinder) branchesOf(w *Worktree, op, opBranch string) []string {
+// its task's branches at its HEAD or below it, else those whose own
+// commits it holds copies of (a restack left it there). left says that it
+// holds changes or a stopped operation: only then may finding the copies
+// start a process.
+func (f *interruptFinder) branchesOf(w *Worktree, op, opBranch string, left bool) []string {
 	switch {
 	case opBranch != "" && (op == "rebase" || op == "bisect"):
 		return []string{opBranch}
@@ -155,7 +163,34 @@ func (f *interruptFinder) branchesOf(w *Worktree, op, opBranch string) []string 
 			}
 		}
 	}
+	if len(names) == 0 && w.Task != "" && w.Head != "" && (w.Unreachable > 0 || left) {
+		names = f.copiedTo(w.Task, w.Head, left)
+	}
 	return names
+}
+
+// copiedTo names task's local branches whose own commits head holds
+// copies of (docs/DESIGN.md, "Attempts that stopped mid-way:
+// interrupted": a restack does not move a worktree). slow allows a
+// process where what the reader gives cannot decide.
+func (f *interruptFinder) copiedTo(task, head string, slow bool) []string {
+	if f.copies == nil {
+		return nil
+	}
+	var names []string
+	for n, id := range f.taskOf {
+		if id == task && f.tip[n] != "" && f.tip[n] != head {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var on []string
+	for _, n := range names {
+		if f.copies.onCopies(head, f.tip[n], slow) {
+			on = append(on, n)
+		}
+	}
+	return on
 }
 
 // inStash: a stash made on a task branch at its present tip: the attempt
@@ -187,11 +222,25 @@ func (f *interruptFinder) inSaves(saves []savedWorktree, run string) {
 				}
 			}
 		}
+		// A save of work at copies of its branch's own commits (the
+		// branch restacked since) is at the branch still: the saved
+		// branch, else the task's branches.
+		copied := map[string]bool{}
+		if s.work && s.task != "" && !f.anyAt(names, s.head) {
+			for _, n := range f.copiedTo(s.task, s.head, true) {
+				if n == s.branch || len(names) == 0 {
+					copied[n] = true
+				}
+			}
+			if len(names) == 0 {
+				names = sortedSet(copied)
+			}
+		}
 		for _, n := range names {
 			// The newest save of the branch at its present tip decides:
 			// an older save of the same commit still says it was left
 			// unfinished, whatever was saved at other commits since.
-			if done[n] || f.onWorktree[n] || f.tip[n] != s.head {
+			if done[n] || f.onWorktree[n] || f.tip[n] != s.head && !copied[n] {
 				continue
 			}
 			done[n] = true
@@ -200,9 +249,33 @@ func (f *interruptFinder) inSaves(saves []savedWorktree, run string) {
 				if what == "" {
 					what = ui.ShellQuote(s.path)
 				}
-				f.out[n] = interruption{why: fmt.Sprintf("git taskclean saved its worktree %s with uncommitted changes (%s) and the branch has not moved since; restore it with: git taskclean --run %s --restore %s",
-					s.path, s.stamp, run, what)}
+				since := "and the branch has not moved since"
+				if copied[n] {
+					since = fmt.Sprintf("at copies of the commits its branch %s adds (restacked since)", n)
+				}
+				f.out[n] = interruption{why: fmt.Sprintf("git taskclean saved its worktree %s with uncommitted changes (%s) %s; restore it with: git taskclean --run %s --restore %s",
+					s.path, s.stamp, since, run, what)}
 			}
 		}
 	}
+}
+
+// sortedSet lists the keys of a set, sorted.
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// anyAt says whether one of the branches names is at commit oid.
+func (f *interruptFinder) anyAt(names []string, oid string) bool {
+	for _, n := range names {
+		if f.tip[n] == oid {
+			return true
+		}
+	}
+	return false
 }
