@@ -3,8 +3,7 @@ package branches
 import "github.com/taskresume/git-taskresume/internal/plan"
 
 // Replans says whether cur, a later version of the plan, re-plans prev: half
-// or fewer of prev's tasks remain in it (docs/DESIGN.md, "Where the run
-// started"). A re-plan starts a new run under the same id; an edit that adds
+// or fewer of prev's tasks remain in it (docs/DESIGN.md, "The input"). A re-plan starts a new run under the same id; an edit that adds
 // a task, corrects a title or renumbers keeps the run. A version with no
 // tasks (a draft, a file that does not parse) answers nothing: the caller
 // compares the versions around it.

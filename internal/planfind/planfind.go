@@ -61,6 +61,9 @@ type Copy struct {
 type Found struct {
 	// Copy is the copy to read; nil when none was found.
 	Copy *Copy
+	// SameCommitted is a commit holding the files of Copy as they are,
+	// when Copy is a worktree's files ("" when none of the places does).
+	SameCommitted string
 	// Differs are copies whose content differs from Copy's.
 	Differs []*Copy
 	// Looked names every place searched, for a message when none is found.
@@ -195,6 +198,15 @@ func Find(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run stri
 		return nil, err
 	}
 	f.Copy, f.Why, f.Diverged = chosen, why, why == whyDiverged
+	if chosen.Commit == "" {
+		// Files a commit holds as they are: committed there.
+		for _, c := range copies {
+			if c.Commit != "" && c.digest == chosen.digest && samePaths(c.RepoPaths, chosen.RepoPaths) {
+				f.SameCommitted = c.Commit
+				break
+			}
+		}
+	}
 	differs := map[[32]byte]bool{chosen.digest: true}
 	for _, c := range copies {
 		if !differs[c.digest] {

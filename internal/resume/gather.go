@@ -118,10 +118,12 @@ type gathering struct {
 	// The plan.
 	p            *plan.Plan
 	planRepoPath string
-	// committed is the committed version an uncommitted copy read edits.
-	committed *committedPlan
-	names     *branches.Names
-	m         branches.Match
+	// committed is the committed version an uncommitted copy read edits;
+	// sameCommitted a commit that holds that copy as it is.
+	committed     *committedPlan
+	sameCommitted string
+	names         *branches.Names
+	m             branches.Match
 
 	// Stage B.
 	heads []string // what dates the run's start
@@ -136,6 +138,7 @@ type gathering struct {
 	start, noStart           string
 	fromPlan                 bool
 	replanned                *Replan // nil: no re-plan moved the start
+	replanPath               string  // the file whose history showed it (a link's target)
 	landed, landedDef        []gitcmd.LogEntry
 	guessed                  map[string]bool
 	taskChanges              gitcmd.Changes
@@ -561,7 +564,7 @@ func (g *gathering) readPlan() error {
 		return err
 	}
 	p := pr.plan
-	g.p, g.planRepoPath, g.committed = p, pr.repoPath, pr.committed
+	g.p, g.planRepoPath, g.committed, g.sameCommitted = p, pr.repoPath, pr.committed, pr.sameCommitted
 	st.planLooked, st.planSuggest = pr.looked, pr.suggest
 	if p != nil {
 		st.Plan = p
@@ -742,10 +745,10 @@ func (g *gathering) findStart() (err error) {
 	}
 	if r := g.replanned; r != nil && (r.Uncommitted || r.BaseEarlier) {
 		// Nothing the base holds is this plan's work; the default
-		// branches', only past the re-plan.
+		// branches', only what holds the re-plan (decide).
 		d := <-g.defCh
 		if !r.Uncommitted {
-			g.landedDef = withoutAncestorsOf(d.cs, g.start)
+			g.landedDef = d.cs
 		}
 		return d.err
 	}
@@ -900,13 +903,18 @@ func (g *gathering) decide() error {
 		if g.replanned != nil && g.replanned.BaseEarlier {
 			known = known[:1] // the base holds the earlier plan
 		}
-		before, err := madeBeforePlan(g.objs, st.TaskBranches, g.holding, g.planRepoPath, known)
+		planPath := g.planRepoPath
+		if g.replanPath != "" {
+			planPath = g.replanPath
+		}
+		before, err := madeBeforePlan(g.objs, st.TaskBranches, g.holding, planPath, known)
 		if err != nil {
 			return err
 		}
 		before = g.earlierThanReplan(before)
+		landed, landedDef := g.answering()
 		in := branches.Input{Run: g.run, Plan: g.p, Names: g.names, Branches: st.TaskBranches, Bounds: g.bounds, Walk: g.walk, Trees: g.trees, BeforePlan: before,
-			Landed: g.landed, LandedDefault: g.landedDef, BaseShared: !runOwnBase(g.base, g.run), Discarded: g.discards,
+			Landed: landed, LandedDefault: landedDef, BaseShared: !runOwnBase(g.base, g.run), Discarded: g.discards,
 			Interrupted: map[string]string{}}
 		for b, s := range st.stops {
 			in.Interrupted[b] = s.why
@@ -927,7 +935,7 @@ func (g *gathering) decide() error {
 			}
 		}
 		v = branches.Decide(in)
-		if err := findSquashes(g.ctx, g.repo, v.States, g.taskChanges, g.cands, g.landed, g.landedDef); err != nil {
+		if err := findSquashes(g.ctx, g.repo, v.States, g.taskChanges, g.cands, landed, landedDef); err != nil {
 			return fmt.Errorf("look for squashed tasks: %w", err)
 		}
 		st.States = v.States

@@ -59,6 +59,9 @@ type planResult struct {
 	// committed is the committed version an uncommitted copy edits: its
 	// worktree HEAD's (nil: none there).
 	committed *committedPlan
+	// sameCommitted is a commit that holds the working-tree copy read as
+	// it is ("" when none does).
+	sameCommitted string
 }
 
 // committedPlan is a version of the plan in a commit.
@@ -119,6 +122,7 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts
 		return nil, &exit.BadInputError{Msg: "plan " + c.Err.Error()}
 	}
 	res.plan, res.warns, res.repoPath = c.Plan, c.Warns, c.RepoPaths[0]
+	res.sameCommitted = found.SameCommitted
 	if h := c.Head; h != nil {
 		res.committed = &committedPlan{plan: h.Plan, commit: h.Commit, path: h.RepoPaths[0]}
 	}
