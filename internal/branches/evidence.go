@@ -2,6 +2,7 @@ package branches
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -29,8 +30,11 @@ type Naming struct {
 	// reused the run id, another run, a follow-up fix numbered past the
 	// plan).
 	Marked bool
-	// How: "trailer" or "subject".
+	// How: "trailer", "subject", or "merge" (By's merge brought it).
 	How string
+	// By is the other run whose branch's merge brought the commit, when
+	// that decided: the commit is that run's, whatever its subject says.
+	By string
 }
 
 // taskSubject finds "[Task 2.1] Title", the orchestrators' form, and the
@@ -96,6 +100,17 @@ func (n *Names) Name(c *CommitInfo, shared bool) Naming {
 		return Naming{Marked: true, How: "subject"}
 	}
 	return Naming{Task: t.ID, Marked: true, How: "subject"}
+}
+
+// nameBrought is Name for a commit that a merge naming run by's branch
+// brought where it is (by "" when none did). Provenance beats words: a
+// commit another run's merge brought is that run's, whatever its subject
+// says, unless its own Run-Id trailer names this run.
+func (n *Names) nameBrought(c *CommitInfo, shared bool, by string) Naming {
+	if by != "" && by != n.run && !slices.Contains(c.RunIDs, n.run) {
+		return Naming{Marked: true, How: "merge", By: by}
+	}
+	return n.Name(c, shared)
 }
 
 // subjectTask applies the subject rule. On the run's own branches: a

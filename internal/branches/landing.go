@@ -51,9 +51,10 @@ type landingSearch struct {
 // ref is a branch other runs share. The first landing found for a task,
 // the newest, stands.
 func (s *landingSearch) scan(cs []CommitInfo, shared bool, ref LandingRef) {
+	by := broughtBy(cs, nil, s.run)
 	for i := range cs {
 		c := &cs[i]
-		id, how, also := s.tasks(c, shared)
+		id, how, also := s.tasks(c, shared, by[i])
 		for _, id := range append([]string{id}, also...) {
 			if id == "" {
 				continue
@@ -77,8 +78,9 @@ func (s *landingSearch) scan(cs []CommitInfo, shared bool, ref LandingRef) {
 // tasks are the tasks landed commit c names, and how: a merge names the
 // tasks of the branches its subject names, another commit the tasks its
 // words name (docs/DESIGN.md, "Step 2: which task a commit names"). id is
-// the first ("" for none), also the others.
-func (s *landingSearch) tasks(c *CommitInfo, shared bool) (id string, how LandingHow, also []string) {
+// the first ("" for none), also the others. by is the run whose branch's
+// merge brought c ("" for none): another run's makes c that run's.
+func (s *landingSearch) tasks(c *CommitInfo, shared bool, by string) (id string, how LandingHow, also []string) {
 	if isMerge(c) {
 		for _, name := range MergedBranches(s.run, c.Subject) {
 			t, ok := s.byName[name]
@@ -95,7 +97,7 @@ func (s *landingSearch) tasks(c *CommitInfo, shared bool) (id string, how Landin
 			}
 			how = ByMerge
 		}
-	} else if nm := s.names.Name(c, shared); nm.Task != "" {
+	} else if nm := s.names.nameBrought(c, shared, by); nm.Task != "" {
 		if paths, ok := s.planOnly[c.OID]; ok {
 			// An edit of the plan alone lands no task (but one whose
 			// Files name the plan).

@@ -185,6 +185,53 @@ func TestDecide(t *testing.T) {
 			landed: map[string]string{"2.1": "commit T1 base"},
 		},
 		{
+			// Provenance beats words: another run's task branch merged into
+			// main brings that run's "[Task 1.1] ...", whatever its title,
+			// on the base and on the default branch alike.
+			name: "another run's merge brings its own task's commit",
+			in: branches.Input{BaseShared: true,
+				Landed: history("M:L0,b1|Merge branch 'bbbbbb-task-1-1-schema'", "b1:L0|[Task 1.1] Create database schema", "L0:S"),
+				LandedDefault: history("D:D0,d1|Merge pull request #3 from owner/cccccc-main",
+					"d1:D0|[Task 1.2] Install dependencies", "D0:S")},
+		},
+		{
+			// The run's base merged main, which holds another run's merge:
+			// the innermost merge naming a run's branch decides.
+			name: "another run's merge inside a merge of main",
+			in: branches.Input{
+				Landed: history("A:L0,M|Merge branch 'main' into x1y2z3-main", "M:m0,b1|Merge branch 'bbbbbb-task-1-1-schema'",
+					"b1:m0|[Task 1.1] Create database schema", "m0:S", "L0:S")},
+		},
+		{
+			// A commit's own Run-Id trailer is provenance too.
+			name: "this run's trailers in another run's merge",
+			in: branches.Input{BaseShared: true, Landed: []branches.CommitInfo{
+				{OID: "M", Parents: []string{"L0", "b1"}, Subject: "Merge branch 'bbbbbb-task-1-1-schema'"},
+				{OID: "b1", Parents: []string{"L0"}, Subject: "[Task 1.1] Create database schema", RunIDs: []string{run}, TaskIDs: []string{"1.1"}},
+				{OID: "L0", Parents: []string{"S"}, Subject: "other"},
+			}},
+			want:   map[string]want{"1.1": {branches.Landed, 0, "", ""}},
+			landed: map[string]string{"1.1": "commit b1 base"},
+		},
+		{
+			// This run's merge of its own branch still lands it, and the
+			// commit it brought still names the task.
+			name: "this run's merge on a shared base",
+			in: branches.Input{BaseShared: true,
+				Landed: history("M:L0,a1|Merge branch 'x1y2z3-main'", "a1:L0|[Task 1.1] Create database schema", "L0:S")},
+			want:   map[string]want{"1.1": {branches.Landed, 0, "", ""}},
+			landed: map[string]string{"1.1": "commit a1 base"},
+		},
+		{
+			// 1.1's branch merged another run's task branch: what the merge
+			// brought is that run's, so 1.1 has no work, and its branch
+			// stays 1.1's (another run's marks say nothing of this plan).
+			name: "a task branch that merged another run's",
+			in: branches.Input{Branches: []branches.Branch{br(b11, "t")},
+				Walk: history("b1:B|[Task 1.1] Create database schema", "t:B,b1|Merge branch 'bbbbbb-task-1-1-schema' into x1y2z3-task-1-1-schema")},
+			want: map[string]want{"1.1": {branches.Empty, 0, "", b11}},
+		},
+		{
 			// Retries: the task is done when any of its branches holds its
 			// work, and that branch is the one counted.
 			name: "several branches for one task",

@@ -113,9 +113,10 @@ func (d *decision) nameCommits() {
 	walk := d.in.Walk
 	d.namings = make([]Naming, len(walk))
 	d.notWork = make([]bool, len(walk))
+	by := broughtBy(walk, d.g.index, d.in.Run)
 	for i := range walk {
 		c := &walk[i]
-		d.namings[i] = d.names.Name(c, d.in.DefaultHeld[c.OID])
+		d.namings[i] = d.names.nameBrought(c, d.in.DefaultHeld[c.OID], by[i])
 		empty := len(c.Parents) == 1 && c.Tree != "" && d.in.Trees[c.Parents[0]] == c.Tree
 		d.notWork[i] = isMerge(c) || c.PickedFrom != "" || empty && d.namings[i].Task == ""
 		// An edit of the plan alone is no work of the tasks its words
@@ -198,15 +199,18 @@ func (d *decision) addedBy() []int {
 
 // ownMarks are the tasks named by the commits that branch i alone adds
 // (inOwn counts the branches adding each commit) and that are work, not
-// the default branch's; marked says whether any of them carries a task
-// mark (docs/DESIGN.md, "Step 1: which task a branch name names").
+// the default branch's nor brought by another run's merge; marked says
+// whether any of them carries a task mark (docs/DESIGN.md, "Step 1: which
+// task a branch name names").
 func (d *decision) ownMarks(i int, inOwn []int) (named map[string]bool, marked bool) {
 	named = map[string]bool{}
 	if d.own[i] == nil {
 		return named, false
 	}
 	d.own[i].each(func(c int) {
-		if d.notWork[c] || d.in.DefaultHeld[d.in.Walk[c].OID] || inOwn[c] > 1 {
+		// Another run's work a merge brought says nothing of this
+		// branch's plan, no more than the default branch's does.
+		if d.notWork[c] || d.in.DefaultHeld[d.in.Walk[c].OID] || d.namings[c].By != "" || inOwn[c] > 1 {
 			return
 		}
 		if d.namings[c].Marked {
