@@ -3,6 +3,7 @@ package gitcmd
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -89,6 +90,11 @@ func (o *Objects) Get(name string) (Object, error) {
 	if _, err := io.WriteString(o.in, name+"\n"); err != nil {
 		return Object{}, o.fail(err)
 	}
+	return o.readAnswer()
+}
+
+// readAnswer reads cat-file's answer to one name; the caller holds mu.
+func (o *Objects) readAnswer() (Object, error) {
 	header, err := o.out.ReadString('\n')
 	if err != nil {
 		return Object{}, o.fail(err)
@@ -112,6 +118,47 @@ func (o *Objects) Get(name string) (Object, error) {
 		return Object{}, o.fail(err)
 	}
 	return Object{OID: f[0], Type: f[1], Data: data[:size]}, nil
+}
+
+// GetMany is Get for several names at once: the names are written while
+// the answers are read, so that many small objects cost one round trip,
+// not one each.
+func (o *Objects) GetMany(names []string) ([]Object, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err != nil {
+		return nil, o.err
+	}
+	var ask strings.Builder
+	asked := make([]bool, len(names))
+	for i, n := range names {
+		if !strings.ContainsAny(n, "\n\r") {
+			ask.WriteString(n)
+			ask.WriteByte('\n')
+			asked[i] = true
+		}
+	}
+	werr := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(o.in, ask.String())
+		werr <- err
+	}()
+	out := make([]Object, len(names))
+	for i := range names {
+		if !asked[i] {
+			continue
+		}
+		obj, err := o.readAnswer()
+		if err != nil {
+			// The reader is broken: the writer ends with it, at Close.
+			return nil, err
+		}
+		out[i] = obj
+	}
+	if err := <-werr; err != nil {
+		return nil, o.fail(err)
+	}
+	return out, nil
 }
 
 func (o *Objects) fail(err error) error {
@@ -155,6 +202,51 @@ func (o *Objects) Tree(name string) ([]TreeEntry, error) {
 	return t, err
 }
 
+// Trees is Tree for several tree ids at once (GetMany): nil for a name
+// that is no tree.
+func (o *Objects) Trees(names []string) ([][]TreeEntry, error) {
+	out := make([][]TreeEntry, len(names))
+	var ask []string
+	var at []int
+	o.treeMu.Lock()
+	for i, n := range names {
+		if t, ok := o.trees[n]; ok && isHexID(strings.TrimSuffix(n, "^{tree}")) {
+			out[i] = t
+		} else {
+			ask, at = append(ask, n), append(at, i)
+		}
+	}
+	o.treeMu.Unlock()
+	if len(ask) == 0 {
+		return out, nil
+	}
+	objs, err := o.GetMany(ask)
+	if err != nil {
+		return nil, err
+	}
+	for j, obj := range objs {
+		if obj.Type != "tree" {
+			continue
+		}
+		t, err := ParseTree(obj.Data, len(obj.OID)/2)
+		if err != nil {
+			return nil, err
+		}
+		out[at[j]] = t
+		if isHexID(strings.TrimSuffix(ask[j], "^{tree}")) {
+			o.treeMu.Lock()
+			if o.trees == nil {
+				o.trees = map[string][]TreeEntry{}
+			}
+			if len(o.trees) < 1<<14 {
+				o.trees[ask[j]] = t
+			}
+			o.treeMu.Unlock()
+		}
+	}
+	return out, nil
+}
+
 // isHexID reports whether s is a full object id (SHA-1 or SHA-256).
 func isHexID(s string) bool {
 	if len(s) != 40 && len(s) != 64 {
@@ -188,7 +280,7 @@ func ParseTree(data []byte, hashLen int) ([]TreeEntry, error) {
 			return nil, errors.New("malformed tree: entry cut short")
 		}
 		out = append(out, TreeEntry{Mode: string(data[:sp]), Name: string(data[sp+1 : nul]),
-			OID: fmt.Sprintf("%x", data[nul+1:nul+1+hashLen])})
+			OID: hex.EncodeToString(data[nul+1 : nul+1+hashLen])})
 		data = data[nul+1+hashLen:]
 	}
 	return out, nil

@@ -204,3 +204,43 @@ func TestDiffTreesEqualsDiffTree(t *testing.T) {
 		t.Error("DiffTrees of a missing name: no error")
 	}
 }
+
+// GetMany answers as Get does, name by name, in one round trip: missing
+// names and names that cannot be asked for included, and the reader
+// answers single questions after it.
+func TestGetManyEqualsGet(t *testing.T) {
+	dir, _ := newRepo(t)
+	var names []string
+	for i := 0; i < 300; i++ { // more than a pipe holds, written while read
+		name := fmt.Sprintf("f%03d.txt", i)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Repeat("x", i*50)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, "HEAD:"+name)
+	}
+	git(t, dir, "add", ".")
+	commit(t, dir, "files")
+	names = append(names, "HEAD:missing", "HEAD:bad\nname", "HEAD^{tree}")
+	o, err := open(t, dir).ObjectReader(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	many, err := o.GetMany(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range names {
+		one, err := o.Get(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if one.OID != many[i].OID || one.Type != many[i].Type || string(one.Data) != string(many[i].Data) {
+			t.Errorf("%q: GetMany %s %s, Get %s %s", n, many[i].OID, many[i].Type, one.OID, one.Type)
+		}
+	}
+	trees, err := o.Trees([]string{"HEAD^{tree}", "HEAD:f001.txt"})
+	if err != nil || len(trees[0]) != 300 || trees[1] != nil {
+		t.Errorf("Trees: %d entries, %v; %v", len(trees[0]), trees[1], err)
+	}
+}

@@ -143,6 +143,7 @@ type gathering struct {
 	guessed                  map[string]bool
 	taskChanges              gitcmd.Changes
 	guessedCands, cands      gitcmd.Changes
+	walkPlanOnly             map[string][]string // the walk's commits that only edit the plan
 	runWts                   []*Worktree
 
 	// After stage B.
@@ -700,6 +701,12 @@ func (g *gathering) readWalk() (err error) {
 	if g.taskChanges, err = taskChangesOf(g.ctx, g.repo, g.objs, pre.States, g.guessRes.changes); err != nil {
 		return fmt.Errorf("look for squashed tasks: %w", err)
 	}
+	// Which of the walk's commits only edit the plan, while the landing
+	// search runs (decide adds the landed ones).
+	if g.walkPlanOnly, err = planOnlyCommits(g.ctx, g.repo, g.objs, planRepoFiles(g.rep.PlanSource),
+		branches.Input{Names: g.names, Walk: g.walk, Trees: g.trees}); err != nil {
+		return fmt.Errorf("look for commits that only edit the plan: %w", err)
+	}
 	return nil
 }
 
@@ -930,8 +937,16 @@ func (g *gathering) decide() error {
 		// Editing the plan is not doing a task: the commits that only
 		// edit it, among those the rule could count.
 		if !g.opts.Light {
-			if in.PlanOnly, err = planOnlyCommits(g.ctx, g.repo, g.objs, planRepoFiles(g.rep.PlanSource), in); err != nil {
+			landedOnly := in
+			landedOnly.Walk = nil
+			if in.PlanOnly, err = planOnlyCommits(g.ctx, g.repo, g.objs, planRepoFiles(g.rep.PlanSource), landedOnly); err != nil {
 				return fmt.Errorf("look for commits that only edit the plan: %w", err)
+			}
+			for c, paths := range g.walkPlanOnly {
+				if in.PlanOnly == nil {
+					in.PlanOnly = map[string][]string{}
+				}
+				in.PlanOnly[c] = paths
 			}
 		}
 		v = branches.Decide(in)

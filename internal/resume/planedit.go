@@ -32,9 +32,8 @@ func planRepoFiles(src *PlanSource) []string {
 
 // planOnlyCommits maps the commits of in whose whole change against their
 // one parent is to the plan's files to the files they change. Only the
-// commits the rule could count are asked about: those of the walk a task
-// branch could credit (naming a task of the plan, or naming none and not
-// the default branch's), and the landed ones naming a task. Merges, root
+// commits the rule could count are asked about: those of the walk (but
+// cherry-picked copies), and the landed ones naming a task. Merges, root
 // commits and commits that change nothing are left to the rule's other
 // steps.
 //
@@ -66,10 +65,11 @@ func planOnlyCommits(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Object
 			cands = append(cands, c)
 		}
 	}
+	// The walk's commits are few and most are some task's work: each is
+	// asked about (reading its words costs as much as its root trees), but
+	// a cherry-picked copy, which is no one's work.
 	for i := range in.Walk {
-		c := &in.Walk[i]
-		held := in.DefaultHeld[c.OID]
-		if nm := in.Names.Name(c, held); nm.Task != "" || !nm.Marked && !held && c.PickedFrom == "" {
+		if c := &in.Walk[i]; c.PickedFrom == "" {
 			add(c)
 		}
 	}
@@ -103,6 +103,19 @@ func planOnlyCommits(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Object
 			}
 		}
 		return out, nil
+	}
+	// The root trees, asked for at once: most candidates differ from
+	// their parent outside the plan's directories, which the root trees
+	// alone show.
+	var roots []string
+	for _, c := range cands {
+		roots = append(roots, c.Tree)
+		if t := trees[c.Parents[0]]; t != "" {
+			roots = append(roots, t)
+		}
+	}
+	if _, err := objs.Trees(roots); err != nil {
+		return nil, err
 	}
 	for _, c := range cands {
 		parent := trees[c.Parents[0]]

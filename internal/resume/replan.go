@@ -63,6 +63,10 @@ type replanSearch struct {
 // one already read only in its check boxes (an orchestrator ticking tasks
 // off) is not parsed again.
 func lastReplan(objs *gitcmd.Objects, changes []gitcmd.PathChange, path string) (replanSearch, error) {
+	if len(changes) < 2 {
+		// One version: the plan was added and never changed.
+		return replanSearch{read: len(changes)}, nil
+	}
 	byKey := map[[32]byte]*plan.Plan{}
 	readVersion := func(c gitcmd.PathChange) (*plan.Plan, int, error) {
 		name := c.Blob
