@@ -202,6 +202,25 @@ func (o *Objects) Tree(name string) ([]TreeEntry, error) {
 	return t, err
 }
 
+// GetManyIDs is GetMany for the object ids alone ("" for a name that is
+// no object): the data is read and let go as it comes, so many large
+// objects cost no memory.
+func (o *Objects) GetManyIDs(names []string) ([]string, error) {
+	ids := make([]string, len(names))
+	// In slices, so that no more than one slice's data is held at once.
+	const slice = 256
+	for i := 0; i < len(names); i += slice {
+		objs, err := o.GetMany(names[i:min(i+slice, len(names))])
+		if err != nil {
+			return nil, err
+		}
+		for j, obj := range objs {
+			ids[i+j] = obj.OID
+		}
+	}
+	return ids, nil
+}
+
 // Trees is Tree for several tree ids at once (GetMany): nil for a name
 // that is no tree.
 func (o *Objects) Trees(names []string) ([][]TreeEntry, error) {

@@ -65,11 +65,19 @@ func planOnlyCommits(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Object
 			cands = append(cands, c)
 		}
 	}
-	// The walk's commits are few and most are some task's work: each is
-	// asked about (reading its words costs as much as its root trees), but
-	// a cherry-picked copy, which is no one's work.
+	pf := newPlanFiles(files)
+	// The walk's commits that change the plan's directories (but
+	// cherry-picked copies, which are no one's work), found along its
+	// lines of commits; without a reader, all of them.
+	var changing map[string]bool
+	if objs != nil {
+		var err error
+		if changing, err = pf.walkChanging(objs, in.Walk, trees); err != nil {
+			return nil, err
+		}
+	}
 	for i := range in.Walk {
-		if c := &in.Walk[i]; c.PickedFrom == "" {
+		if c := &in.Walk[i]; c.PickedFrom == "" && (objs == nil || changing[c.OID]) {
 			add(c)
 		}
 	}
@@ -86,7 +94,6 @@ func planOnlyCommits(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Object
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	pf := newPlanFiles(files)
 	out := map[string][]string{}
 	if objs == nil {
 		lines := make([]string, len(cands))
@@ -104,17 +111,11 @@ func planOnlyCommits(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Object
 		}
 		return out, nil
 	}
-	// The root trees, asked for at once: most candidates differ from
-	// their parent outside the plan's directories, which the root trees
-	// alone show.
-	var roots []string
-	for _, c := range cands {
-		roots = append(roots, c.Tree)
-		if t := trees[c.Parents[0]]; t != "" {
-			roots = append(roots, t)
-		}
-	}
-	if _, err := objs.Trees(roots); err != nil {
+	// First the plan's own directories, asked for at once in every tree
+	// concerned: a commit that leaves them as they were changes no plan
+	// file, and most commits do (no whole tree is read for them).
+	cands, err := pf.touching(objs, cands, trees)
+	if err != nil || len(cands) == 0 {
 		return nil, err
 	}
 	for _, c := range cands {
@@ -159,6 +160,214 @@ func newPlanFiles(files []string) *planFiles {
 		}
 	}
 	return pf
+}
+
+// walkChanging finds the commits of walk whose tree holds other objects at
+// the plan's directories than their first parent's. It follows the walk's
+// lines of first parents and compares the directories at both ends of a
+// stretch, halving it where they differ: a line of thousands of commits
+// that leave the plan alone costs two questions, not thousands. A stretch
+// of eight commits or fewer is read commit by commit; in a longer one, an
+// edit of the plan undone further up the same stretch is not seen.
+func (pf *planFiles) walkChanging(objs *gitcmd.Objects, walk []gitcmd.LogEntry, trees map[string]string) (map[string]bool, error) {
+	dirs := pf.dirsAt()
+	keys := map[string]string{}
+	// fetch reads the keys of trees not read yet, at once.
+	fetch := func(ts []string) error {
+		var ask, names []string
+		for _, t := range ts {
+			if _, ok := keys[t]; ok || t == "" {
+				continue
+			}
+			keys[t] = "" // asked
+			ask = append(ask, t)
+			for _, d := range dirs {
+				names = append(names, treePath(t, d))
+			}
+		}
+		if len(ask) == 0 {
+			return nil
+		}
+		ids, err := objs.GetManyIDs(names)
+		if err != nil {
+			return err
+		}
+		for i, t := range ask {
+			// Never "": a tree's key.
+			keys[t] = "\x00" + strings.Join(ids[i*len(dirs):(i+1)*len(dirs)], "\x00")
+		}
+		return nil
+	}
+	key := func(tree string) (string, error) {
+		if tree == "" {
+			return "", nil
+		}
+		if k, ok := keys[tree]; ok && k != "" {
+			return k, nil
+		}
+		if err := fetch([]string{tree}); err != nil {
+			return "", err
+		}
+		return keys[tree], nil
+	}
+	index := make(map[string]int, len(walk))
+	for i, c := range walk {
+		index[c.OID] = i
+	}
+	// The lines: their commits, newest first, then the tree below them.
+	type lineOf struct {
+		commits []int
+		below   string
+	}
+	var lines []lineOf
+	var short []string // the trees of short lines, read at once
+	visited := make([]bool, len(walk))
+	for start := range walk {
+		if visited[start] {
+			continue
+		}
+		var l lineOf
+		for i := start; ; {
+			visited[i] = true
+			l.commits = append(l.commits, i)
+			if len(walk[i].Parents) == 0 {
+				break
+			}
+			p := walk[i].Parents[0]
+			if j, ok := index[p]; ok && !visited[j] {
+				i = j
+				continue
+			}
+			l.below = trees[p]
+			break
+		}
+		lines = append(lines, l)
+		if len(l.commits) <= 8 {
+			for _, i := range l.commits {
+				short = append(short, walk[i].Tree)
+			}
+			short = append(short, l.below)
+		}
+	}
+	if err := fetch(short); err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, l := range lines {
+		line, below := l.commits, l.below
+		treeAt := func(pos int) string {
+			if pos == len(line) {
+				return below
+			}
+			return walk[line[pos]].Tree
+		}
+		var stretch func(lo, hi int) error
+		stretch = func(lo, hi int) error {
+			if hi-lo <= 8 {
+				for pos := lo; pos < hi; pos++ {
+					a, err := key(treeAt(pos))
+					if err != nil {
+						return err
+					}
+					b, err := key(treeAt(pos + 1))
+					if err != nil {
+						return err
+					}
+					if a != b || b == "" {
+						out[walk[line[pos]].OID] = true
+					}
+				}
+				return nil
+			}
+			a, err := key(treeAt(lo))
+			if err != nil {
+				return err
+			}
+			b, err := key(treeAt(hi))
+			if err != nil || a == b && b != "" {
+				return err
+			}
+			mid := (lo + hi) / 2
+			if err := stretch(lo, mid); err != nil {
+				return err
+			}
+			return stretch(mid, hi)
+		}
+		if err := stretch(0, len(line)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// dirsAt are the directories that hold the plan's files ("" for the top).
+func (pf *planFiles) dirsAt() []string {
+	seen := map[string]bool{}
+	var at []string
+	for f := range pf.files {
+		d := path.Dir(f)
+		if d == "." {
+			d = ""
+		}
+		if !seen[d] {
+			seen[d] = true
+			at = append(at, d)
+		}
+	}
+	sort.Strings(at)
+	return at
+}
+
+// treePath names the object at dir in tree (the tree itself for "").
+func treePath(tree, dir string) string {
+	if dir == "" {
+		return tree
+	}
+	return tree + ":" + dir
+}
+
+// touching keeps the candidates whose tree holds other objects than their
+// parent's at the plan's directories (the top one for a plan at the top):
+// only they can change a plan file. A parent whose tree is not known yet
+// keeps its candidate.
+func (pf *planFiles) touching(objs *gitcmd.Objects, cands []*gitcmd.LogEntry, trees map[string]string) ([]*gitcmd.LogEntry, error) {
+	at := pf.dirsAt()
+	name := treePath
+	index := map[string]int{}
+	var ask []string
+	want := func(tree string) {
+		for _, d := range at {
+			if n := name(tree, d); index[n] == 0 {
+				ask = append(ask, n)
+				index[n] = len(ask)
+			}
+		}
+	}
+	for _, c := range cands {
+		want(c.Tree)
+		if t := trees[c.Parents[0]]; t != "" {
+			want(t)
+		}
+	}
+	got, err := objs.GetManyIDs(ask)
+	if err != nil {
+		return nil, err
+	}
+	var out []*gitcmd.LogEntry
+	for _, c := range cands {
+		parent := trees[c.Parents[0]]
+		if parent == "" {
+			out = append(out, c)
+			continue
+		}
+		for _, d := range at {
+			if got[index[name(c.Tree, d)]-1] != got[index[name(parent, d)]-1] {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // onlyIn reads a change of diff-tree ("newmode newblob path" lines): the

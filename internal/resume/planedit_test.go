@@ -2,6 +2,7 @@ package resume
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -103,5 +104,75 @@ func TestPlanOnlyCommits(t *testing.T) {
 	// is asked.
 	if got := planRepoFiles(&PlanSource{Files: []string{"/tmp/plan.md"}}); got != nil {
 		t.Errorf("files of a plan outside: %v", got)
+	}
+}
+
+// On a long line of commits the plan-only ones are found by halving the
+// stretches where the plan's directory differs at both ends: the same as
+// asking of every commit (without a reader), with a few questions.
+func TestPlanOnlyCommitsLongLine(t *testing.T) {
+	dir := reflogRepo(t)
+	write := func(path, text string) {
+		full := filepath.Join(dir, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const planPath = "specs/x/plan.md"
+	write(planPath, "plan\n")
+	reflogGit(t, dir, "add", "-A")
+	base := reflogCommit(t, dir, "the plan")
+	want := map[string][]string{}
+	var oids []string
+	for i := 0; i < 40; i++ {
+		if i == 5 || i == 30 || i == 31 {
+			write(planPath, fmt.Sprintf("plan, edit %d\n", i))
+		} else {
+			write(fmt.Sprintf("src/f%d.go", i), "package src\n")
+		}
+		reflogGit(t, dir, "add", "-A")
+		oid := reflogCommit(t, dir, fmt.Sprintf("[Task 1.1] step %d", i))
+		if i == 5 || i == 30 || i == 31 {
+			want[oid] = []string{planPath}
+		}
+		oids = append(oids, oid)
+	}
+	ctx := context.Background()
+	repo, err := gitcmd.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := repo.ObjectReader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer objs.Close()
+	p, _, err := plan.Parse("plan.md", []byte("Run ID: x\n## Phase 1: A (Sequential)\n### Task 1.1: A\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bc, _, err := objs.Commit(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := branches.Input{Names: branches.NewNames("x", p), Trees: map[string]string{base: bc.Tree}}
+	for i := len(oids) - 1; i >= 0; i-- { // newest first, as the walk
+		c, ok, err := objs.Commit(oids[i])
+		if err != nil || !ok {
+			t.Fatalf("read %s: %v", oids[i], err)
+		}
+		in.Walk = append(in.Walk, c)
+	}
+	for _, reader := range []*gitcmd.Objects{objs, nil} {
+		got, err := planOnlyCommits(ctx, repo, reader, []string{planPath}, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("reader %v: %v, want %v", reader != nil, got, want)
+		}
 	}
 }
