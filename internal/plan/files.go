@@ -89,13 +89,20 @@ func cleanFilePath(s string) string {
 }
 
 // NamesFile says whether the task's Files name path (a path inside the
-// repository, "/"-separated): the path itself, or a directory holding it.
-// Paths are compared exactly, case and all; a glob ("tests/*.ts") names
-// no file: a task's Files are read to keep work that is the plan's own,
-// and an exact name is the only one that says so.
+// repository, "/"-separated): the path itself, or the folder a plan split
+// by phase keeps its files in (".../plan/plan-phase1.md": ".../plan"). A
+// wider directory ("specs/", "docs/") holds other files too: a task that
+// writes its docs there does not make the orchestrator's edits of the plan
+// its work. Paths are compared exactly, case and all; a glob
+// ("tests/*.ts") names no file: a task's Files are read to keep work that
+// is the plan's own, and an exact name is the only one that says so.
 func (t *Task) NamesFile(path string) bool {
+	folder := ""
+	if i := strings.LastIndexByte(path, '/'); i >= 0 && strings.HasSuffix(path[:i], "/plan") && strings.HasPrefix(path[i+1:], "plan-phase") {
+		folder = path[:i]
+	}
 	for _, f := range t.Files {
-		if f == path || strings.HasPrefix(path, f+"/") {
+		if f == path || folder != "" && f == folder {
 			return true
 		}
 	}

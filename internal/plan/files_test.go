@@ -28,6 +28,8 @@ func TestTaskFiles(t *testing.T) {
 		"- Test: tests/e_test.py",
 		"### Task 1.4: Plain line and directory",
 		"Files: ./docs/, lib/f.go - the helper",
+		"### Task 1.6: A split plan's folder",
+		"- Files: `specs/r/plan/`",
 		"### Task 1.5: No files",
 		"- Notes: `specs/r/plan.md`",
 		"## Phase 2: Checklist (Parallel)",
@@ -43,6 +45,7 @@ func TestTaskFiles(t *testing.T) {
 		"1.3": {"src/c.py", "src/d.py", "tests/e_test.py"},
 		"1.4": {"docs", "lib/f.go"},
 		"1.5": nil,
+		"1.6": {"specs/r/plan"},
 		"2.1": {"specs/r/plan.md", "src/g.ts"},
 	}
 	for id, w := range want {
@@ -57,10 +60,13 @@ func TestTaskFiles(t *testing.T) {
 		{"1.1", "specs/r/plan.md", true},
 		{"1.1", "specs/r/plan.md.bak", false},
 		{"1.1", "specs/r", false},
-		{"1.4", "docs/plan.md", true},
+		{"1.4", "docs/plan.md", false}, // a folder that holds more than the plan
+		{"1.4", "docs/plan/plan-phase1.md", false},
 		{"1.4", "docsx/plan.md", false},
 		{"1.5", "specs/r/plan.md", false},
 		{"2.1", "specs/r/plan.md", true},
+		{"1.6", "specs/r/plan/plan-phase2.md", true},
+		{"1.6", "specs/r/plan/notes.md", false},
 		{"1.2", "SRC/B.TS", false},
 	} {
 		if got := p.Task(c.id).NamesFile(c.path); got != c.want {

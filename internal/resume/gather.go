@@ -144,6 +144,8 @@ type gathering struct {
 	taskChanges              gitcmd.Changes
 	guessedCands, cands      gitcmd.Changes
 	walkPlanOnly             map[string][]string // the walk's commits that only edit the plan
+	planFilesOnce            sync.Once
+	planFilesRead            []string
 	runWts                   []*Worktree
 
 	// After stage B.
@@ -703,7 +705,7 @@ func (g *gathering) readWalk() (err error) {
 	}
 	// Which of the walk's commits only edit the plan, while the landing
 	// search runs (decide adds the landed ones).
-	if g.walkPlanOnly, err = planOnlyCommits(g.ctx, g.repo, g.objs, planRepoFiles(g.rep.PlanSource),
+	if g.walkPlanOnly, err = planOnlyCommits(g.ctx, g.repo, g.objs, g.planFiles(),
 		branches.Input{Names: g.names, Walk: g.walk, Trees: g.trees}); err != nil {
 		return fmt.Errorf("look for commits that only edit the plan: %w", err)
 	}
@@ -939,7 +941,7 @@ func (g *gathering) decide() error {
 		if !g.opts.Light {
 			landedOnly := in
 			landedOnly.Walk = nil
-			if in.PlanOnly, err = planOnlyCommits(g.ctx, g.repo, g.objs, planRepoFiles(g.rep.PlanSource), landedOnly); err != nil {
+			if in.PlanOnly, err = planOnlyCommits(g.ctx, g.repo, g.objs, g.planFiles(), landedOnly); err != nil {
 				return fmt.Errorf("look for commits that only edit the plan: %w", err)
 			}
 			for c, paths := range g.walkPlanOnly {

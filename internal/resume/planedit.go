@@ -30,6 +30,29 @@ func planRepoFiles(src *PlanSource) []string {
 	return out
 }
 
+// planFiles are the plan's files inside the repository, and the files
+// those that are symbolic links point to (an edit of the plan is an edit
+// of the file it is), read once.
+func (g *gathering) planFiles() []string {
+	g.planFilesOnce.Do(func() {
+		files := planRepoFiles(g.rep.PlanSource)
+		at := g.base.Commit
+		if ps := g.rep.PlanSource; ps != nil && ps.Commit != "" {
+			at = ps.Commit
+		}
+		g.planFilesRead = files
+		if g.objs == nil || at == "" {
+			return
+		}
+		for _, f := range files {
+			if target, err := g.linkTarget(at, f); err == nil && target != "" {
+				g.planFilesRead = append(g.planFilesRead, target)
+			}
+		}
+	})
+	return g.planFilesRead
+}
+
 // planOnlyCommits maps the commits of in whose whole change against their
 // one parent is to the plan's files to the files they change. Only the
 // commits the rule could count are asked about: those of the walk (but
