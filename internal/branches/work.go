@@ -114,6 +114,24 @@ func (d *decision) nameCommits() {
 	d.namings = make([]Naming, len(walk))
 	d.notWork = make([]bool, len(walk))
 	by := broughtBy(walk, d.g.index, d.in.Run)
+	// A commit the default branches hold reached them by their own
+	// merges: another run's merge there makes it that run's on this run's
+	// branch too (a task branch made at another run's tip), whichever
+	// branch is the base.
+	var defBy map[string]string
+	for i := range walk {
+		if by[i] == "" && d.in.DefaultHeld[walk[i].OID] {
+			if defBy == nil {
+				defBy = map[string]string{}
+				for j, r := range broughtBy(d.in.LandedDefault, nil, d.in.Run) {
+					if r != "" {
+						defBy[d.in.LandedDefault[j].OID] = r
+					}
+				}
+			}
+			by[i] = defBy[walk[i].OID]
+		}
+	}
 	for i := range walk {
 		c := &walk[i]
 		d.namings[i] = d.names.nameBrought(c, d.in.DefaultHeld[c.OID], by[i])
