@@ -52,11 +52,22 @@ type landingSearch struct {
 // the newest, stands.
 func (s *landingSearch) scan(cs []CommitInfo, shared bool, ref LandingRef) {
 	by := broughtBy(cs, nil, s.run)
+	var index map[string]int
 	for i := range cs {
 		c := &cs[i]
 		id, how, also := s.tasks(c, shared, by[i])
+		var brought []int
+		if how == ByMerge && len(s.planOnly) > 0 {
+			if index == nil {
+				index = make(map[string]int, len(cs))
+				for j := range cs {
+					index[cs[j].OID] = j
+				}
+			}
+			brought = mergeBrought(cs, index, i)
+		}
 		for _, id := range append([]string{id}, also...) {
-			if id == "" {
+			if id == "" || how == ByMerge && s.onlyPlanEdits(cs, brought, id) {
 				continue
 			}
 			if by := s.voided[c.OID]; by != "" {
@@ -73,6 +84,54 @@ func (s *landingSearch) scan(cs []CommitInfo, shared bool, ref LandingRef) {
 			}
 		}
 	}
+}
+
+// onlyPlanEdits says whether what a merge brought (brought, positions in
+// cs) is no work of task id but edits of the plan (and merges): a branch
+// that only marked its task in progress lands nothing by being merged.
+func (s *landingSearch) onlyPlanEdits(cs []CommitInfo, brought []int, id string) bool {
+	edits := false
+	for _, j := range brought {
+		c := &cs[j]
+		if isMerge(c) {
+			continue
+		}
+		paths, ok := s.planOnly[c.OID]
+		if !ok {
+			return false
+		}
+		if nm, _ := s.names.planWork(Naming{Task: id}, paths); nm.Task != "" {
+			return false // the task's Files name the plan: its work
+		}
+		edits = true
+	}
+	return edits
+}
+
+// mergeBrought is what the merge at position m of cs brought into it: the
+// commits of cs its other parents reach and its first parent does not.
+func mergeBrought(cs []CommitInfo, index map[string]int, m int) []int {
+	reach := func(from []string, skip map[int]bool) map[int]bool {
+		seen := map[int]bool{}
+		stack := append([]string(nil), from...)
+		for len(stack) > 0 {
+			oid := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			j, ok := index[oid]
+			if !ok || seen[j] || skip[j] {
+				continue
+			}
+			seen[j] = true
+			stack = append(stack, cs[j].Parents...)
+		}
+		return seen
+	}
+	first := reach(cs[m].Parents[:1], nil)
+	var out []int
+	for j := range reach(cs[m].Parents[1:], first) {
+		out = append(out, j)
+	}
+	return out
 }
 
 // tasks are the tasks landed commit c names, and how: a merge names the
