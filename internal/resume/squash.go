@@ -180,11 +180,6 @@ const inProcessDiffs = 20
 // git cherry miss a squash of several commits. Only tasks whose work is on
 // a branch are checked.
 func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.TaskState, changes, cands gitcmd.Changes, landed, landedDef []gitcmd.LogEntry) error {
-	type cand struct {
-		oid  string
-		ref  branches.LandingRef
-		time int64
-	}
 	var tasks []*branches.TaskState
 	for i := range states {
 		s := &states[i]
@@ -199,22 +194,25 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 			tasks = append(tasks, s)
 		}
 	}
-	var order []cand
+	var order []squashCand
 	for _, l := range []struct {
 		cs  []gitcmd.LogEntry
 		ref branches.LandingRef
 	}{{landed, branches.OnBase}, {landedDef, branches.OnDefault}} {
 		for _, c := range l.cs {
 			if cands[c.OID] != "" {
-				order = append(order, cand{c.OID, l.ref, c.Time})
+				order = append(order, squashCand{c.OID, l.ref, c.Time})
 			}
 		}
 	}
-	if len(order) == 0 || len(tasks) == 0 {
+	if len(order) == 0 {
 		return nil
 	}
-	found := map[*branches.TaskState]cand{}
-	pairs := map[*branches.TaskState][]cand{}
+	if len(tasks) == 0 {
+		return lowerAttemptSquashes(ctx, repo, states, changes, cands, order)
+	}
+	found := map[*branches.TaskState]squashCand{}
+	pairs := map[*branches.TaskState][]squashCand{}
 	for _, s := range tasks {
 		ch := changes[changeKey(s)]
 		if ch == "" {
@@ -245,7 +243,7 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 	for len(pairs) > 0 {
 		var again bytes.Buffer
 		asked := map[string]bool{}
-		round := map[*branches.TaskState][]cand{}
+		round := map[*branches.TaskState][]squashCand{}
 		for _, s := range tasks {
 			cs, ok := pairs[s]
 			if !ok || asked[taskTo(s)] {
@@ -281,7 +279,72 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 		s.Landed = &branches.Landing{How: branches.BySquash, Commit: c.oid, Ref: c.ref}
 		s.Status = branches.Landed
 	}
+	return lowerAttemptSquashes(ctx, repo, states, changes, cands, order)
+}
+
+// lowerAttemptSquashes: a task interrupted on a retry that went on from its
+// earlier branch (one attempt, a line of commits) whose earlier branch's
+// whole change landed as a squash made after that branch's last commit has
+// landed: landed wins, as it does for a merge of the earlier branch, and the
+// stopped retry is a leftover. Only the exact change counts here (no
+// patch-id), and the changes are read only for such tasks: one diff-tree
+// when there are any.
+func lowerAttemptSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.TaskState, changes, cands gitcmd.Changes, order []squashCand) error {
+	type lower struct {
+		s   *branches.TaskState
+		key string
+		at  int64
+	}
+	var lowers []lower
+	var missing []string
+	for i := range states {
+		s := &states[i]
+		if s.Status != branches.Interrupted || s.From == "" || s.Landed != nil {
+			continue
+		}
+		for _, d := range s.Duplicates {
+			k := d.OID + " " + s.From
+			lowers = append(lowers, lower{s, k, d.CommitTime.Unix()})
+			if _, ok := changes[k]; !ok {
+				missing = append(missing, k)
+			}
+		}
+	}
+	if len(lowers) == 0 || len(order) == 0 {
+		return nil
+	}
+	if len(missing) > 0 {
+		read, err := repo.DiffChanges(ctx, missing)
+		if err != nil {
+			return err
+		}
+		for k, ch := range read {
+			changes[k] = ch
+		}
+	}
+	for _, l := range lowers {
+		ch := changes[l.key]
+		if ch == "" || l.s.Status != branches.Interrupted {
+			continue
+		}
+		for _, c := range order {
+			if c.time >= l.at && cands[c.oid] == ch {
+				l.s.Landed = &branches.Landing{How: branches.BySquash, Commit: c.oid, Ref: c.ref}
+				l.s.Status = branches.Landed
+				l.s.Leftover = l.s.Interrupted
+				break
+			}
+		}
+	}
 	return nil
+}
+
+// squashCand is a landed commit a squash may be: its change is among the
+// candidates.
+type squashCand struct {
+	oid  string
+	ref  branches.LandingRef
+	time int64
 }
 
 // samePaths reports whether two change lists touch the same paths.
