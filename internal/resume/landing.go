@@ -215,6 +215,13 @@ func planChangesNear(objs *gitcmd.Objects, rev, path string, limit int) (changes
 
 // gitlinkAt says whether commit's tree has a submodule at path.
 func gitlinkAt(objs *gitcmd.Objects, commit, path string) (bool, error) {
+	e, ok, err := entryAt(objs, commit, path)
+	return ok && e.Mode == "160000", err
+}
+
+// entryAt is the tree entry at path in commit's tree (ok false when there
+// is none): its mode tells a file from a link or a submodule.
+func entryAt(objs *gitcmd.Objects, commit, path string) (e gitcmd.TreeEntry, ok bool, err error) {
 	dir, name := "", path
 	if i := strings.LastIndexByte(path, '/'); i >= 0 {
 		dir, name = path[:i], path[i+1:]
@@ -225,14 +232,14 @@ func gitlinkAt(objs *gitcmd.Objects, commit, path string) (bool, error) {
 	}
 	entries, err := objs.Tree(tree)
 	if err != nil {
-		return false, err
+		return gitcmd.TreeEntry{}, false, err
 	}
 	for _, e := range entries {
 		if e.Name == name {
-			return e.Mode == "160000", nil
+			return e, true, nil
 		}
 	}
-	return false, nil
+	return gitcmd.TreeEntry{}, false, nil
 }
 
 // grafted says whether the repository has a grafts file, which changes
@@ -258,66 +265,15 @@ func allHoldStart(walk []gitcmd.LogEntry, bs []branches.Branch, start string, la
 	for _, c := range walk {
 		in[c.OID] = true
 	}
-	parents := make(map[string][]string, len(landed))
-	for _, c := range landed {
-		parents[c.OID] = c.Parents
-	}
-	// reach[c]: 1 reaches start, 2 does not; found without recursion,
-	// landed may hold thousands of commits.
-	reach := map[string]int8{start: 1}
-	holds := func(oid string) bool {
-		if r := reach[oid]; r != 0 {
-			return r == 1
-		}
-		if _, ok := parents[oid]; !ok {
-			return false
-		}
-		type frame struct {
-			oid string
-			i   int
-		}
-		stack := []frame{{oid, 0}}
-		onStack := map[string]bool{oid: true}
-		for len(stack) > 0 {
-			f := &stack[len(stack)-1]
-			ps := parents[f.oid]
-			if reach[f.oid] == 0 && f.i < len(ps) {
-				p := ps[f.i]
-				f.i++
-				switch r := reach[p]; {
-				case r == 1:
-					reach[f.oid] = 1
-				case r == 2 || onStack[p]:
-				default:
-					if _, ok := parents[p]; ok {
-						stack = append(stack, frame{p, 0})
-						onStack[p] = true
-					} else {
-						reach[p] = 2
-					}
-				}
-				continue
-			}
-			if reach[f.oid] == 0 {
-				reach[f.oid] = 2
-			}
-			done := f.oid
-			delete(onStack, done)
-			stack = stack[:len(stack)-1]
-			if len(stack) > 0 && reach[done] == 1 {
-				reach[stack[len(stack)-1].oid] = 1
-			}
-		}
-		return reach[oid] == 1
-	}
+	holds := holdingCommit(start, landed)
 	for _, b := range bs {
-		if !in[b.OID] && !holds(b.OID) {
+		if !in[b.OID] && !holds[b.OID] {
 			return false
 		}
 	}
 	for _, c := range walk {
 		for _, p := range c.Parents {
-			if !in[p] && !holds(p) {
+			if !in[p] && !holds[p] {
 				return false
 			}
 		}

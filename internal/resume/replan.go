@@ -311,33 +311,19 @@ func (g *gathering) findReplan(src *replanSource, baseChanges []gitcmd.PathChang
 // linkTarget is the path a symbolic link at commit:path points to, inside
 // the repository ("" when path is no link, or points outside).
 func (g *gathering) linkTarget(commit, path string) (string, error) {
-	dir, name := "", path
-	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		dir, name = path[:i], path[i+1:]
-	}
-	tree := commit + "^{tree}"
-	if dir != "" {
-		tree = commit + ":" + dir
-	}
-	entries, err := g.objs.Tree(tree)
-	if err != nil {
+	e, ok, err := entryAt(g.objs, commit, path)
+	if err != nil || !ok || e.Mode != "120000" {
 		return "", err
 	}
-	for _, e := range entries {
-		if e.Name != name || e.Mode != "120000" {
-			continue
-		}
-		o, err := g.objs.Get(e.OID)
-		if err != nil || o.Type != "blob" || strings.HasPrefix(string(o.Data), "/") {
-			return "", err
-		}
-		target := pathpkg.Clean(pathpkg.Join(dir, string(o.Data)))
-		if target == ".." || strings.HasPrefix(target, "../") {
-			return "", nil
-		}
-		return target, nil
+	o, err := g.objs.Get(e.OID)
+	if err != nil || o.Type != "blob" || strings.HasPrefix(string(o.Data), "/") {
+		return "", err
 	}
-	return "", nil
+	target := pathpkg.Clean(pathpkg.Join(pathpkg.Dir(path), string(o.Data)))
+	if target == ".." || strings.HasPrefix(target, "../") {
+		return "", nil
+	}
+	return target, nil
 }
 
 // blobAt is the blob at commit:path ("" when there is none).
