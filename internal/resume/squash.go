@@ -179,7 +179,7 @@ const inProcessDiffs = 20
 // asked only for pairs that touch the same paths. Per-commit checks such as
 // git cherry miss a squash of several commits. Only tasks whose work is on
 // a branch are checked.
-func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.TaskState, changes, cands gitcmd.Changes, landed, landedDef []gitcmd.LogEntry) error {
+func findSquashes(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, walk []gitcmd.LogEntry, states []branches.TaskState, changes, cands gitcmd.Changes, landed, landedDef []gitcmd.LogEntry) error {
 	var tasks []*branches.TaskState
 	for i := range states {
 		s := &states[i]
@@ -279,7 +279,201 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, states []branches.Task
 		s.Landed = &branches.Landing{How: branches.BySquash, Commit: c.oid, Ref: c.ref}
 		s.Status = branches.Landed
 	}
+	var rest []*branches.TaskState
+	for _, s := range tasks {
+		if _, ok := found[s]; !ok && s.OwnCommits > 1 {
+			rest = append(rest, s)
+		}
+	}
+	if err := findRebased(ctx, repo, objs, walk, rest, cands, order); err != nil {
+		return err
+	}
 	return lowerAttemptSquashes(ctx, repo, states, changes, cands, order)
+}
+
+// maxRebased bounds the commits of one task that findRebased compares one
+// for one: past it, a rebase-merge of the task is not looked for.
+const maxRebased = 64
+
+// findRebased marks the tasks whose commits were copied onto the base or
+// the default branch one for one (a forge's "Rebase and merge", a
+// fast-forward after a rebase), when no subject there names the task:
+// each commit of the task's own line that changes something has its own
+// landed copy, made no earlier than it, with the same change (else the
+// same stable patch-id, asked only for pairs that touch the same paths).
+// A squash is one commit; this is several, so only tasks of two commits
+// or more are asked (one commit is a squash of itself). The landing is the
+// newest copy, and says that the task's commits reached the base. Only
+// the line from the task's start to its end is read, through the running
+// reader, and patch-id runs once, only when some pair needs it.
+func findRebased(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, walk []gitcmd.LogEntry, tasks []*branches.TaskState, cands gitcmd.Changes, order []squashCand) error {
+	if len(tasks) == 0 || len(order) < 2 {
+		return nil
+	}
+	byOID := make(map[string]*gitcmd.LogEntry, len(walk))
+	for i := range walk {
+		byOID[walk[i].OID] = &walk[i]
+	}
+	var wants []*rebaseWant
+	for _, s := range tasks {
+		w, err := rebaseCopies(ctx, repo, objs, byOID, s, cands, order)
+		if err != nil {
+			return err
+		}
+		if w != nil {
+			wants = append(wants, w)
+		}
+	}
+	// One patch-id round for every pair exact changes could not decide.
+	var ask bytes.Buffer
+	asked := map[string]bool{}
+	for _, w := range wants {
+		for j, c := range w.line {
+			if w.got[j].oid != "" || len(w.pairs[j]) == 0 {
+				continue
+			}
+			for _, oid := range append([]string{c.OID}, candOIDs(w.pairs[j])...) {
+				if !asked[oid] {
+					asked[oid] = true
+					ask.WriteString(oid + "\n")
+				}
+			}
+		}
+	}
+	var ids map[string]string
+	if ask.Len() > 0 {
+		var err error
+		if ids, err = patchIDs(ctx, repo, ask.Bytes()); err != nil {
+			return err
+		}
+	}
+	for _, w := range wants {
+		if newest, ok := w.settle(ids); ok {
+			w.s.Landed = &branches.Landing{How: branches.ByCommit, Commit: newest.oid, Ref: newest.ref}
+			w.s.Status = branches.Landed
+		}
+	}
+	return nil
+}
+
+// rebaseWant is a task whose commits may have landed as copies: per
+// commit of its own line (newest first), its change, its copy once found
+// by an equal change, and the candidates only patch-id can decide.
+type rebaseWant struct {
+	s     *branches.TaskState
+	line  []*gitcmd.LogEntry
+	ch    []string
+	got   []squashCand
+	pairs [][]squashCand
+}
+
+// rebaseCopies reads task s's own line and matches each commit's change
+// with the landed candidates made no earlier than it; nil when some commit
+// has no candidate at all (then no patch-id can help).
+func rebaseCopies(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, byOID map[string]*gitcmd.LogEntry, s *branches.TaskState, cands gitcmd.Changes, order []squashCand) (*rebaseWant, error) {
+	line := ownLine(byOID, taskTo(s), s.From, maxRebased)
+	if len(line) < 2 {
+		return nil, nil
+	}
+	w := &rebaseWant{s: s, line: line, got: make([]squashCand, len(line)), pairs: make([][]squashCand, len(line))}
+	for _, c := range line {
+		var ch string
+		if objs != nil {
+			var err error
+			if ch, err = objs.DiffTrees(c.Parents[0], c.OID); err != nil {
+				return nil, err
+			}
+		} else {
+			k := c.OID + " " + c.Parents[0]
+			read, err := repo.DiffChanges(ctx, []string{k})
+			if err != nil {
+				return nil, err
+			}
+			ch = read[k]
+		}
+		w.ch = append(w.ch, ch)
+	}
+	used := map[string]bool{}
+	for j, c := range line {
+		if w.ch[j] == "" {
+			continue // changes nothing: a rebase drops it
+		}
+		for _, cand := range order {
+			// A copy is made from the commit, so after it.
+			if cand.time < c.Time || used[cand.oid] {
+				continue
+			}
+			if cands[cand.oid] == w.ch[j] {
+				w.got[j] = cand
+				used[cand.oid] = true
+				break
+			}
+			if samePaths(cands[cand.oid], w.ch[j]) {
+				w.pairs[j] = append(w.pairs[j], cand)
+			}
+		}
+		if w.got[j].oid == "" && len(w.pairs[j]) == 0 {
+			return nil, nil
+		}
+	}
+	return w, nil
+}
+
+// settle finishes the matching with the patch-ids asked, each landed
+// commit the copy of one commit at most; ok when every commit that
+// changes something has its copy, newest the newest of them.
+func (w *rebaseWant) settle(ids map[string]string) (newest squashCand, ok bool) {
+	used := map[string]bool{}
+	for _, g := range w.got {
+		if g.oid != "" {
+			used[g.oid] = true
+		}
+	}
+	for j := range w.line {
+		if w.ch[j] == "" {
+			continue
+		}
+		if w.got[j].oid == "" {
+			id := ids[w.line[j].OID]
+			for _, cand := range w.pairs[j] {
+				if id != "" && ids[cand.oid] == id && !used[cand.oid] {
+					w.got[j] = cand
+					used[cand.oid] = true
+					break
+				}
+			}
+		}
+		if w.got[j].oid == "" {
+			return squashCand{}, false
+		}
+		if newest.oid == "" || w.got[j].time > newest.time {
+			newest = w.got[j]
+		}
+	}
+	return newest, newest.oid != ""
+}
+
+// ownLine is the line of first parents from to down to from, newest
+// first; nil when it holds a merge, leaves the walk, or is longer than max.
+func ownLine(byOID map[string]*gitcmd.LogEntry, to, from string, max int) []*gitcmd.LogEntry {
+	var line []*gitcmd.LogEntry
+	for at := to; at != from; {
+		c := byOID[at]
+		if c == nil || len(c.Parents) != 1 || len(line) == max {
+			return nil
+		}
+		line = append(line, c)
+		at = c.Parents[0]
+	}
+	return line
+}
+
+func candOIDs(cs []squashCand) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.oid
+	}
+	return out
 }
 
 // lowerAttemptSquashes: a task interrupted on a retry that went on from its
