@@ -1,6 +1,9 @@
 package branches
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // landings finds, per task, the newest evidence that its work reached the
 // base or the default branch since the run started (docs/DESIGN.md, "Step
@@ -86,6 +89,28 @@ func (s *landingSearch) scan(cs []CommitInfo, shared bool, ref LandingRef) {
 	}
 }
 
+// nameLanded names a landed commit that is no merge: another run's when
+// that run's merge brought it (nameBrought), else by a forge's squash
+// format (squash true), else by its words.
+func (s *landingSearch) nameLanded(c *CommitInfo, shared bool, by string) (Naming, bool) {
+	if by == "" || by == s.run || slices.Contains(c.RunIDs, s.run) {
+		if nm, ok := s.names.forgeNaming(c, shared, s.branchTask); ok {
+			return nm, true
+		}
+	}
+	return s.names.nameBrought(c, shared, by), false
+}
+
+// branchTask is the task of one of the run's branches by its name: the
+// task it was matched to (none when unknown), else, for a branch gone,
+// the task its name names.
+func (s *landingSearch) branchTask(name string) string {
+	if t, ok := s.byName[name]; ok {
+		return t
+	}
+	return s.names.Task(name)
+}
+
 // onlyPlanEdits says whether what a merge brought (brought, positions in
 // cs) is no work of task id but edits of the plan (and merges): a branch
 // that only marked its task in progress lands nothing by being merged.
@@ -156,7 +181,7 @@ func (s *landingSearch) tasks(c *CommitInfo, shared bool, by string) (id string,
 			}
 			how = ByMerge
 		}
-	} else if nm := s.names.nameBrought(c, shared, by); nm.Task != "" {
+	} else if nm, squash := s.nameLanded(c, shared, by); nm.Task != "" {
 		if paths, ok := s.planOnly[c.OID]; ok {
 			// An edit of the plan alone lands no task (but one whose
 			// Files name the plan).
@@ -164,6 +189,9 @@ func (s *landingSearch) tasks(c *CommitInfo, shared bool, by string) (id string,
 		}
 		if nm.Task != "" {
 			id, how, also = nm.Task, ByCommit, nm.Also
+			if squash {
+				how = BySquash
+			}
 		}
 	}
 	return id, how, also

@@ -550,6 +550,9 @@ type LogEntry struct {
 	Reverts, PickedFrom string
 	// Time is the committer date, in seconds.
 	Time int64
+	// Listed are the subjects a squash's message lists (ListSquashed):
+	// nil for any other commit.
+	Listed []string
 }
 
 // logFormat prints what names a task: parents, subject, the Run-Id /
@@ -671,9 +674,52 @@ func parseLog(out []byte) ([]LogEntry, error) {
 		if m := pickedLine.FindStringSubmatch(body); m != nil {
 			e.PickedFrom = m[1]
 		}
+		if len(e.Parents) < 2 {
+			e.Listed = ListSquashed(e.Subject, body)
+		}
 		res = append(res, e)
 	}
 	return res, nil
+}
+
+// A forge's squash names the squashed commits in its message. Read are:
+//
+//   - git's own `git merge --squash` message, subject "Squashed commit of
+//     the following:", then per commit a "commit <id>" line, its header
+//     lines, a blank line and its message indented by four spaces: the
+//     first indented line is the commit's subject;
+//   - the "* <subject>" lines of GitHub's squash body (the commits of a pull
+//     request squashed under "Title (#N)") and of GitLab's %{all_commits}
+//     (a merge request's commits, a reference "!N" in the message); only
+//     when the message carries such a mark, so that an ordinary commit
+//     whose body is a bullet list is not read as a squash.
+var (
+	squashPR   = regexp.MustCompile(`\(#[0-9]+\)\s*$`)
+	squashMR   = regexp.MustCompile(`(?m)(^|[\s/(])[\w.-]*![0-9]+\b`)
+	squashLine = regexp.MustCompile(`(?m)^\* +(\S.*?)\s*$`)
+	gitSquash  = regexp.MustCompile(`(?m)^commit [0-9a-f]{40,64}\n(?:[A-Za-z]+:.*\n)*\n {4}(\S.*?)\s*$`)
+)
+
+// GitSquashSubject is the subject git's `git merge --squash` writes.
+const GitSquashSubject = "Squashed commit of the following:"
+
+// ListSquashed returns the subjects a squash's message (subject, body)
+// lists, nil when it is no squash message read (see squashPR above).
+func ListSquashed(subject, body string) []string {
+	var out []string
+	switch {
+	case strings.TrimSpace(subject) == GitSquashSubject:
+		for _, m := range gitSquash.FindAllStringSubmatch(body, -1) {
+			out = append(out, m[1])
+		}
+	case !strings.Contains(body, "* "):
+		// No list: most commits stop here.
+	case squashPR.MatchString(subject) || strings.IndexByte(subject+body, '!') >= 0 && squashMR.MatchString(subject+"\n"+body):
+		for _, m := range squashLine.FindAllStringSubmatch(body, -1) {
+			out = append(out, m[1])
+		}
+	}
+	return out
 }
 
 func splitList(s string) []string {

@@ -109,7 +109,7 @@ func planOnlyCommits(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Object
 		shared bool
 	}{{in.Landed, in.BaseShared}, {in.LandedDefault, true}} {
 		for i := range l.cs {
-			if c := &l.cs[i]; in.Names.Name(c, l.shared).Task != "" {
+			if c := &l.cs[i]; in.Names.NameLanded(c, l.shared).Task != "" {
 				add(c)
 			}
 		}

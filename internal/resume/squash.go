@@ -189,7 +189,9 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, 
 		// A task already landed by a merge, or by a commit that names it,
 		// keeps that evidence: a squash is only looked for where nothing
 		// names the landing.
-		named := s.Landed != nil && (s.Landed.How == branches.ByMerge || s.Landed.How == branches.ByCommit && s.Status == branches.Landed)
+		// (A squash landing found before this check was named by a
+		// forge's squash message.)
+		named := s.Landed != nil && (s.Landed.How == branches.ByMerge || s.Status == branches.Landed)
 		if changeKey(s) != "" && s.Status != branches.Interrupted && !named && changes[changeKey(s)] != "" {
 			tasks = append(tasks, s)
 		}

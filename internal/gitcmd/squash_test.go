@@ -1,0 +1,33 @@
+package gitcmd
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestListSquashed(t *testing.T) {
+	for _, tc := range []struct {
+		name, subject, body string
+		want                []string
+	}{
+		{"github squash", "X1y2z3 task 2 1 user service (#12)",
+			"* [Task 2.1] User service\n\n* fix: address review comments\n\nCo-authored-by: a <a@x>\n",
+			[]string{"[Task 2.1] User service", "fix: address review comments"}},
+		{"github squash, a body under a commit", "Users (#3)",
+			"* [Task 2.1] User service\n\nMore words about it.\n* Second\n", []string{"[Task 2.1] User service", "Second"}},
+		{"gitlab all_commits", "User service",
+			"* [Task 2.1] User service\n\nSee merge request group/project!12\n", []string{"[Task 2.1] User service"}},
+		{"git merge --squash", GitSquashSubject,
+			"\ncommit 0123456789012345678901234567890123456789\nAuthor: A <a@x>\nDate:   Sat Nov 28 20:13:30 2026 +0000\n\n    [Task 2.2] Product service\n    \n    body line\n\ncommit 1123456789012345678901234567890123456789\nAuthor: A <a@x>\nDate:   Sat Nov 28 20:13:30 2026 +0000\n\n    fix: review\n",
+			[]string{"[Task 2.2] Product service", "fix: review"}},
+		// An ordinary commit whose body is a bullet list is no squash.
+		{"plain bullets", "Add user service",
+			"* [Task 2.1] User service\n* more\n", nil},
+		{"pr subject, no list", "Add user service (#12)", "Some words.\n", nil},
+		{"bang that is no reference", "Fix it!", "* [Task 2.1] User service\nGreat!\n", nil},
+	} {
+		if got := ListSquashed(tc.subject, tc.body); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
