@@ -44,15 +44,15 @@ func titleBranch(subject string) string {
 	return string(unicode.ToLower(r)) + strings.ReplaceAll(t[size:], " ", "-")
 }
 
-// forgeNaming is what a landed commit that is a squash says (docs/DESIGN.md,
-// "Forge formats"); squash is false when it is none (then Name reads it).
-// A title made from one of this run's branch names names that branch's
-// task (branchTask reads a branch name's task), and the commits the body
-// lists add theirs; a title made from another run's branch name makes the
-// squash that run's, its list no evidence for this run. Without such a
-// title, the subject's own words name the task, else the listed
-// subjects, each read under the rule of the branch the squash landed on
-// (shared: the id and the whole title).
+// forgeNaming is what a landed commit that is a squash says (the forge
+// formats of docs/DESIGN.md, "Step 2: which task a commit names"); squash
+// is false when it is none (then Name reads it). A title made from one of
+// this run's branch names names that branch's task (branchTask reads a
+// branch name's task), and the commits the body lists add theirs; a title
+// made from another run's branch name makes the squash that run's, its
+// list no evidence for this run. Without such a title, the subject's own
+// words name the task, else the listed subjects, each read under the rule
+// of the branch the squash landed on (shared: the id and the whole title).
 func (n *Names) forgeNaming(c *CommitInfo, shared bool, branchTask func(string) string) (nm Naming, squash bool) {
 	if name := titleBranch(c.Subject); name != "" {
 		switch run := newRunReader(n.run).wordRun(name); run {
