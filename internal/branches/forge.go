@@ -1,7 +1,6 @@
 package branches
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -20,18 +19,21 @@ import (
 // names the branch, as a merge subject does. The body's list of the
 // squashed commits (gitcmd.ListSquashed) is read commit by commit.
 
-// forgeTitle strips what a forge adds to a title: a trailing " (#N)" and a
-// leading "Draft: ".
-var forgeTitle = regexp.MustCompile(`^(?i:draft:\s*)?(.*?)(?:\s*\(#[0-9]+\))?$`)
-
 // titleBranch is the branch name a squash subject's title was made from,
 // "" when the title cannot be one: words of a branch name only (letters,
-// digits, ".", "/"), separated by single spaces, read back with dashes.
-// The first letter is put back in lower case (the forge upper-cased it);
-// a name the run's branches spell otherwise is not found, and nothing
-// lands on a guess.
+// digits, ".", "/"), separated by single spaces, read back with dashes,
+// once a leading "Draft: " and a trailing " (#N)" are taken off. The first
+// letter is put back in lower case (the forge upper-cased it); a name the
+// run's branches spell otherwise is not found, and nothing lands on a
+// guess. Read by hand: it runs for every landed commit.
 func titleBranch(subject string) string {
-	t := forgeTitle.FindStringSubmatch(strings.TrimSpace(subject))[1]
+	t := strings.TrimSpace(subject)
+	if len(t) > 6 && strings.EqualFold(t[:6], "draft:") {
+		t = strings.TrimLeft(t[6:], " ")
+	}
+	if k := prSuffix(t); k >= 0 {
+		t = strings.TrimRight(t[:k], " ")
+	}
 	if !strings.Contains(t, " ") || strings.Contains(t, "  ") {
 		return ""
 	}
@@ -44,6 +46,25 @@ func titleBranch(subject string) string {
 	return string(unicode.ToLower(r)) + strings.ReplaceAll(t[size:], " ", "-")
 }
 
+// prSuffix is where GitHub's " (#N)" starts at the end of s, -1 when s
+// has none.
+func prSuffix(s string) int {
+	s = strings.TrimRight(s, " ")
+	if !strings.HasSuffix(s, ")") {
+		return -1
+	}
+	k := strings.LastIndex(s, " (#")
+	if k < 0 || k+4 >= len(s) {
+		return -1
+	}
+	for _, c := range s[k+3 : len(s)-1] {
+		if c < '0' || c > '9' {
+			return -1
+		}
+	}
+	return k
+}
+
 // forgeNaming is what a landed commit that is a squash says (the forge
 // formats of docs/DESIGN.md, "Step 2: which task a commit names"); squash
 // is false when it is none (then Name reads it). A title made from one of
@@ -54,7 +75,7 @@ func titleBranch(subject string) string {
 // words name the task, else the listed subjects, each read under the rule
 // of the branch the squash landed on (shared: the id and the whole title).
 func (n *Names) forgeNaming(c *CommitInfo, shared bool, branchTask func(string) string) (nm Naming, squash bool) {
-	if name := titleBranch(c.Subject); name != "" {
+	if name := titleBranch(c.Subject); mayNameRun(name) {
 		switch run := newRunReader(n.run).wordRun(name); run {
 		case "":
 		case n.run:
@@ -78,7 +99,7 @@ func (n *Names) forgeNaming(c *CommitInfo, shared bool, branchTask func(string) 
 			return Naming{Marked: true, How: "squash", By: run}, true
 		}
 	}
-	if len(c.Listed) == 0 && !forgePR.MatchString(c.Subject) && strings.TrimSpace(c.Subject) != gitcmd.GitSquashSubject {
+	if len(c.Listed) == 0 && prSuffix(c.Subject) < 0 && strings.TrimSpace(c.Subject) != gitcmd.GitSquashSubject {
 		return Naming{}, false
 	}
 	if nm = n.Name(c, shared); nm.Marked {
@@ -99,9 +120,6 @@ func (n *Names) NameLanded(c *CommitInfo, shared bool) Naming {
 	}
 	return n.Name(c, shared)
 }
-
-// forgePR is GitHub's squash subject: a title and " (#N)".
-var forgePR = regexp.MustCompile(`\s\(#[0-9]+\)\s*$`)
 
 // listedTasks are the tasks the subjects a squash lists name, under the
 // rule of the branch it landed on (shared: the id and the whole title).
