@@ -10,7 +10,7 @@ import (
 // 5: the verdict"). A reverted commit is no evidence, nor is anything a
 // reverted merge brought in; the tasks it would have landed get a doubt
 // naming the revert.
-func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*Landing, map[string][]string) {
+func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*Landing, map[string][]string, map[string]string) {
 	s := &landingSearch{
 		run:        in.Run,
 		names:      names,
@@ -30,7 +30,7 @@ func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*L
 	for id := range s.out {
 		delete(s.doubts, id) // landed again later: the revert no longer matters
 	}
-	return s.out, s.doubts
+	return s.out, s.doubts, s.voided
 }
 
 // landingSearch is what the search for landed work keeps across the base's

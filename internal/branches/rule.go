@@ -147,6 +147,10 @@ type Verdict struct {
 	// one their name names (a renumbered plan): the work goes to the
 	// tasks the commits name.
 	Mismatched []Mismatch
+	// Reverted maps each landed commit that a later landed commit reverts
+	// (and what a reverted merge brought in) to the revert: no evidence,
+	// for the squash and rebase-merge checks either.
+	Reverted map[string]string
 }
 
 // Mismatch is a branch named for one task whose commits name others.
@@ -179,7 +183,8 @@ func Decide(in Input) Verdict {
 	d.stoppedAttempts()
 	d.creditWork()
 	d.workDoubts()
-	landed, revertDoubts := landings(in, d.names, d.bs, d.task)
+	landed, revertDoubts, voided := landings(in, d.names, d.bs, d.task)
+	d.v.Reverted = voided
 	for id, ds := range revertDoubts {
 		d.doubts[id] = append(d.doubts[id], ds...)
 	}

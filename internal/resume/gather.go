@@ -952,7 +952,7 @@ func (g *gathering) decide() error {
 			}
 		}
 		v = branches.Decide(in)
-		if err := findSquashes(g.ctx, g.repo, g.objs, g.walk, v.States, g.taskChanges, g.cands, landed, landedDef); err != nil {
+		if err := findSquashes(g.ctx, g.repo, g.objs, g.walk, v.States, g.taskChanges, g.cands, landed, landedDef, v.Reverted); err != nil {
 			return fmt.Errorf("look for squashed tasks: %w", err)
 		}
 		st.States = v.States

@@ -179,7 +179,7 @@ const inProcessDiffs = 20
 // asked only for pairs that touch the same paths. Per-commit checks such as
 // git cherry miss a squash of several commits. Only tasks whose work is on
 // a branch are checked.
-func findSquashes(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, walk []gitcmd.LogEntry, states []branches.TaskState, changes, cands gitcmd.Changes, landed, landedDef []gitcmd.LogEntry) error {
+func findSquashes(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, walk []gitcmd.LogEntry, states []branches.TaskState, changes, cands gitcmd.Changes, landed, landedDef []gitcmd.LogEntry, reverted map[string]string) error {
 	var tasks []*branches.TaskState
 	for i := range states {
 		s := &states[i]
@@ -202,7 +202,8 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, 
 		ref branches.LandingRef
 	}{{landed, branches.OnBase}, {landedDef, branches.OnDefault}} {
 		for _, c := range l.cs {
-			if cands[c.OID] != "" {
+			// A reverted commit is no evidence: not a squash, nor a copy.
+			if cands[c.OID] != "" && reverted[c.OID] == "" {
 				order = append(order, squashCand{c.OID, l.ref, c.Time})
 			}
 		}
