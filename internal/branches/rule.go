@@ -239,11 +239,13 @@ type decision struct {
 	// stands for its piece of work: its first copy in the walk, itself
 	// when it has none. heldBy maps such an index to the branches whose
 	// own commits hold the piece (sorted, no repeats); patches holds,
-	// per branch, the pieces of work it adds, and stacks its commits
-	// another branch adds too, each built when a tie is asked.
+	// per branch, the pieces of work it adds, and stacks its originals
+	// (firsts maps a piece to its copy committed first), each built when
+	// a tie is asked.
 	group           []int
 	heldBy          map[int][]int
 	patches, stacks []map[int]bool
+	firsts          map[int]int
 
 	// stopTask maps a commit an interrupted attempt made to its task;
 	// stopOn maps the ones a branch below the interrupted one added (the

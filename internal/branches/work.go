@@ -398,8 +398,9 @@ func taskSet(task []string, hs []int) map[string]bool {
 // holds their pieces and its own). When several hold the same pieces, the
 // piece is its original's: the copy committed first (a copy is made after
 // what it copies), on the branch, among those holding that very commit,
-// whose commits shared with other branches are a subset of every other's
-// (the branch that was below the others when they were stacked on it).
+// whose originals (its commits committed before their copies) are a
+// subset of every other's (the branch that was below the others when they
+// were stacked on it: they hold its originals and theirs).
 // "" when neither decides, or when the lowest are several tasks' branches.
 func (d *decision) lowest(g int, hs []int) string {
 	if d.patches == nil {
@@ -451,22 +452,38 @@ func (d *decision) lowest(g int, hs []int) string {
 	}
 	if d.stacks == nil {
 		d.stacks = make([]map[int]bool, len(d.bs))
+		d.firsts = d.originals()
 	}
 	for _, i := range orig {
 		if d.stacks[i] == nil {
 			d.stacks[i] = map[int]bool{}
 			d.own[i].each(func(c int) {
-				for _, j := range d.heldBy[d.group[c]] {
-					if j != i && d.own[j].has(c) {
-						d.stacks[i][c] = true
-						return
-					}
+				if !d.notWork[c] && d.firsts[d.group[c]] == c {
+					d.stacks[i][c] = true
 				}
 			})
 		}
 	}
 	id, _ := onlyTask(d.task, d.below(orig, d.stacks))
 	return id
+}
+
+// originals maps each piece of work to its copy committed first, when
+// one was committed before all the others (-1 when several share the
+// first time); a commit without copies is its own original.
+func (d *decision) originals() map[int]int {
+	first := map[int]int{}
+	for c := range d.in.Walk {
+		g := d.group[c]
+		f, ok := first[g]
+		switch {
+		case !ok || f >= 0 && d.in.Walk[c].Time < d.in.Walk[f].Time:
+			first[g] = c
+		case f >= 0 && d.in.Walk[c].Time == d.in.Walk[f].Time:
+			first[g] = -1
+		}
+	}
+	return first
 }
 
 // below are the branches of hs whose set (sets, by branch) is a subset
