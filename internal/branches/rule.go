@@ -59,6 +59,12 @@ type Input struct {
 	// hold is no task's work, even where another branch still holds it.
 	// Their tips must be in the walk.
 	Discarded []Discard
+	// Copies maps each commit of Walk that has copies (the same patch
+	// under another id: a restack, a rebase) among the own commits of the
+	// run's branches to a key its copies share, the id of one of them;
+	// commits without copies are absent. Copies are one piece of work
+	// (docs/DESIGN.md, "Step 4: whose work each commit is").
+	Copies map[string]string
 }
 
 // Discard is a task branch a clean deleted, and when.
@@ -158,6 +164,10 @@ type Mismatch struct {
 	Branch string
 	Task   string   // by the name
 	Work   []string // by the commits
+	// Restacked: every commit of the branch naming another task is a
+	// copy of a commit that another branch of the run adds (the branch
+	// was rebuilt on top of the others), not a renumbered plan.
+	Restacked bool
 }
 
 // UnknownBranch is a branch of the run that names no task of the plan.
@@ -179,6 +189,7 @@ func Decide(in Input) Verdict {
 	d.nameCommits()
 	d.voidReverts()
 	d.discardWork()
+	d.groupCopies()
 	d.branchTasks()
 	d.stoppedAttempts()
 	d.creditWork()
@@ -228,6 +239,18 @@ type decision struct {
 
 	// task is the task each branch is, "" for an unknown branch (step 1).
 	task []string
+
+	// group maps each commit of the walk to the index of the commit that
+	// stands for its piece of work: its first copy in the walk, itself
+	// when it has none. heldBy maps such an index to the branches whose
+	// own commits hold the piece (sorted, no repeats); patches holds,
+	// per branch, the pieces of work it adds, and stacks its originals
+	// (firsts maps a piece to its copy committed first), each built when
+	// a tie is asked.
+	group           []int
+	heldBy          map[int][]int
+	patches, stacks []map[int]bool
+	firsts          map[int]int
 
 	// stopTask maps a commit an interrupted attempt made to its task;
 	// stopOn maps the ones a branch below the interrupted one added (the

@@ -165,11 +165,68 @@ func (d *decision) voidReverts() {
 	}
 }
 
+// groupCopies makes copies one piece of work (docs/DESIGN.md, "Step 4:
+// whose work each commit is"): each commit of the walk is filed under its
+// first copy (Input.Copies), a copy that names no task takes the words of
+// one that does (a reworded copy is the same work), and each piece gets
+// the branches whose own commits hold it (one commit two branches add
+// alike is one piece too).
+func (d *decision) groupCopies() {
+	walk := d.in.Walk
+	d.group = make([]int, len(walk))
+	first := map[string]int{}
+	named := map[int]Naming{}
+	for c := range walk {
+		d.group[c] = c
+		key, ok := d.in.Copies[walk[c].OID]
+		if !ok {
+			continue
+		}
+		if g, seen := first[key]; seen {
+			d.group[c] = g
+		} else {
+			first[key] = c
+		}
+		if n := d.namings[c]; n.Task != "" && n.By == "" {
+			if _, has := named[d.group[c]]; !has {
+				named[d.group[c]] = n
+			}
+		}
+	}
+	for c := range walk {
+		if n, ok := named[d.group[c]]; ok && d.namings[c].Task == "" && !d.namings[c].Marked && d.namings[c].By == "" {
+			d.namings[c] = n
+		}
+	}
+	d.heldBy = map[int][]int{}
+	for i := range d.bs {
+		if d.own[i] == nil {
+			continue
+		}
+		d.own[i].each(func(c int) {
+			g := d.group[c]
+			if hs := d.heldBy[g]; len(hs) == 0 || hs[len(hs)-1] != i {
+				d.heldBy[g] = append(hs, i)
+			}
+		})
+	}
+}
+
+// copied says whether commit c, which branch i adds, is a copy (another
+// id, the same patch) of a commit that another branch of the run adds.
+func (d *decision) copied(i, c int) bool {
+	for _, j := range d.heldBy[d.group[c]] {
+		if j != i && !d.own[j].has(c) {
+			return true
+		}
+	}
+	return false
+}
+
 // branchTasks decides which task each branch is (docs/DESIGN.md, "Step 1:
 // which task a branch name names"): its name's, unless it was made before
 // the plan or every task its own commits name is none of this plan's.
 func (d *decision) branchTasks() {
-	inOwn := d.addedBy()
 	d.task = make([]string, len(d.bs))
 	for i, b := range d.bs {
 		byName := d.names.Task(b.Name)
@@ -182,7 +239,7 @@ func (d *decision) branchTasks() {
 			d.v.Unknown = append(d.v.Unknown, UnknownBranch{Branch: b, Why: "it was made before the plan's start (an earlier plan under the same run id)", Earlier: true})
 			continue
 		}
-		named, marked := d.ownMarks(i, inOwn)
+		named, copies, marked := d.ownMarks(i)
 		switch {
 		case !marked || named[byName]:
 			d.task[i] = byName
@@ -196,39 +253,46 @@ func (d *decision) branchTasks() {
 			d.task[i] = byName
 		}
 		d.v.ByBranch[b.Name] = d.task[i]
-		if d.task[i] != "" && len(named) > 0 && !named[d.task[i]] {
+		if d.task[i] == "" {
+			continue
+		}
+		delete(copies, d.task[i])
+		switch {
+		case len(named) > 0 && !named[d.task[i]]:
 			d.v.Mismatched = append(d.v.Mismatched, Mismatch{Branch: b.Name, Task: d.task[i], Work: sortedKeys(named)})
+		case len(named) == 0 && len(copies) > 0:
+			// Only copies of other branches' commits name other tasks:
+			// the branch was rebuilt on top of theirs. The work is
+			// theirs (creditWork); it is still said, since merging this
+			// branch brings that work too.
+			d.v.Mismatched = append(d.v.Mismatched, Mismatch{Branch: b.Name, Task: d.task[i], Work: sortedKeys(copies), Restacked: true})
 		}
 	}
-}
-
-// addedBy counts, per commit, the branches that add it: only a commit one
-// branch alone adds can speak for that branch's task (a branch made at
-// another's tip holds that one's commits, not work of its own).
-func (d *decision) addedBy() []int {
-	inOwn := make([]int, len(d.in.Walk))
-	for i := range d.bs {
-		if d.own[i] != nil {
-			d.own[i].each(func(c int) { inOwn[c]++ })
-		}
-	}
-	return inOwn
 }
 
 // ownMarks are the tasks named by the commits that branch i alone adds
-// (inOwn counts the branches adding each commit) and that are work, not
-// the default branch's nor brought by another run's merge; marked says
-// whether any of them carries a task mark (docs/DESIGN.md, "Step 1: which
-// task a branch name names").
-func (d *decision) ownMarks(i int, inOwn []int) (named map[string]bool, marked bool) {
-	named = map[string]bool{}
+// and that are work, not the default branch's nor brought by another
+// run's merge; marked says whether any of them carries a task mark
+// (docs/DESIGN.md, "Step 1: which task a branch name names"). A commit
+// another branch adds too, or a copy of one another branch adds, speaks
+// for no branch's task (a branch made at another's tip, or rebuilt on top
+// of others, holds their work, not its own): copies are the tasks the
+// copies name.
+func (d *decision) ownMarks(i int) (named, copies map[string]bool, marked bool) {
+	named, copies = map[string]bool{}, map[string]bool{}
 	if d.own[i] == nil {
-		return named, false
+		return named, copies, false
 	}
 	d.own[i].each(func(c int) {
 		// Another run's work a merge brought says nothing of this
 		// branch's plan, no more than the default branch's does.
-		if d.notWork[c] || d.in.DefaultHeld[d.in.Walk[c].OID] || d.namings[c].By != "" || inOwn[c] > 1 {
+		if d.notWork[c] || d.in.DefaultHeld[d.in.Walk[c].OID] || d.namings[c].By != "" {
+			return
+		}
+		if len(d.heldBy[d.group[c]]) > 1 {
+			if d.namings[c].Task != "" && d.copied(i, c) {
+				copies[d.namings[c].Task] = true
+			}
 			return
 		}
 		if d.namings[c].Marked {
@@ -238,7 +302,7 @@ func (d *decision) ownMarks(i int, inOwn []int) (named map[string]bool, marked b
 			named[d.namings[c].Task] = true
 		}
 	})
-	return named, marked
+	return named, copies, marked
 }
 
 // share is the commits naming no task that a task's branch shares with
@@ -250,8 +314,9 @@ type share struct {
 
 // creditWork credits each commit a branch adds (docs/DESIGN.md, "Step 4:
 // whose work each commit is"): to the task its words name, else (no mark,
-// not the default branch's) to the branch's task, unless two tasks'
-// branches add it: then to neither, and it is shared.
+// not the default branch's) to the branch's task, unless several tasks'
+// branches add it or copies of it: then to the task of the branch where
+// it sits lowest in the stack, else (a tie) to neither, and it is shared.
 func (d *decision) creditWork() {
 	structural := d.structuralClaims()
 	d.credits = map[string]map[int]int{}
@@ -274,8 +339,14 @@ func (d *decision) creditWork() {
 			case d.namings[c].Marked || d.in.DefaultHeld[ci.OID]:
 			case d.planOnlyFor(c, d.task[i]):
 				// Editing the plan is not doing the branch's task.
-			case len(structural[c]) > 1:
-				d.shareCommit(i, c, structural[c])
+			case len(structural[d.group[c]]) > 1:
+				claims := structural[d.group[c]]
+				switch low := d.lowest(d.group[c], claims); {
+				case low == d.task[i]:
+					d.credit(low, i, c)
+				case low == "":
+					d.shareCommit(i, c, taskSet(d.task, claims))
+				}
 			default:
 				d.credit(d.task[i], i, c)
 			}
@@ -283,11 +354,12 @@ func (d *decision) creditWork() {
 	}
 }
 
-// structuralClaims maps each commit that some task's branch adds, and
-// that only its place in the graph can credit (work whose words name
-// nothing, not the default branch's), to the tasks whose branches add it.
-func (d *decision) structuralClaims() map[int]map[string]bool {
-	structural := map[int]map[string]bool{}
+// structuralClaims maps each piece of work (d.group) that some task's
+// branch adds, and that only its place in the graph can credit (work
+// whose words name nothing, not the default branch's), to the branches
+// that add it, when they are several tasks'.
+func (d *decision) structuralClaims() map[int][]int {
+	structural := map[int][]int{}
 	for i := range d.bs {
 		if d.task[i] == "" || d.own[i] == nil {
 			continue
@@ -296,13 +368,162 @@ func (d *decision) structuralClaims() map[int]map[string]bool {
 			if d.notWork[c] || d.namings[c].Marked || d.in.DefaultHeld[d.in.Walk[c].OID] || d.planOnlyFor(c, d.task[i]) {
 				return
 			}
-			if structural[c] == nil {
-				structural[c] = map[string]bool{}
+			g := d.group[c]
+			if hs := structural[g]; len(hs) == 0 || hs[len(hs)-1] != i {
+				structural[g] = append(hs, i)
 			}
-			structural[c][d.task[i]] = true
 		})
 	}
+	for g, hs := range structural {
+		if len(taskSet(d.task, hs)) < 2 {
+			delete(structural, g)
+		}
+	}
 	return structural
+}
+
+// taskSet is the tasks of the branches hs.
+func taskSet(task []string, hs []int) map[string]bool {
+	out := map[string]bool{}
+	for _, i := range hs {
+		out[task[i]] = true
+	}
+	return out
+}
+
+// lowest is the task of the branch on which piece of work g sits lowest
+// in the stack, among the branches hs that claim it (docs/DESIGN.md,
+// "Step 4: whose work each commit is"): the one whose pieces of work are a
+// subset of every other claimant's (a branch rebuilt on top of others
+// holds their pieces and its own). When several hold the same pieces, the
+// piece is its original's: the copy committed first (a copy is made after
+// what it copies), on the branch, among those holding that very commit,
+// whose originals (its commits committed before their copies) are a
+// subset of every other's (the branch that was below the others when they
+// were stacked on it: they hold its originals and theirs).
+// "" when neither decides, or when the lowest are several tasks' branches.
+func (d *decision) lowest(g int, hs []int) string {
+	if d.patches == nil {
+		d.patches = make([]map[int]bool, len(d.bs))
+	}
+	for _, i := range hs {
+		if d.patches[i] == nil {
+			d.patches[i] = map[int]bool{}
+			d.own[i].each(func(c int) {
+				if !d.notWork[c] {
+					d.patches[i][d.group[c]] = true
+				}
+			})
+		}
+	}
+	low := d.below(hs, d.patches)
+	if len(low) == 0 {
+		low = hs
+	}
+	if id, ok := onlyTask(d.task, low); ok {
+		return id
+	}
+	// The copy committed first, when one is.
+	first, tie := -1, false
+	for _, i := range low {
+		d.own[i].each(func(c int) {
+			if d.group[c] != g {
+				return
+			}
+			switch {
+			case first < 0 || d.in.Walk[c].Time < d.in.Walk[first].Time:
+				first, tie = c, false
+			case c != first && d.in.Walk[c].Time == d.in.Walk[first].Time:
+				tie = true
+			}
+		})
+	}
+	if first < 0 || tie {
+		return ""
+	}
+	var orig []int
+	for _, i := range low {
+		if d.own[i].has(first) {
+			orig = append(orig, i)
+		}
+	}
+	if id, ok := onlyTask(d.task, orig); ok {
+		return id
+	}
+	if d.stacks == nil {
+		d.stacks = make([]map[int]bool, len(d.bs))
+		d.firsts = d.originals()
+	}
+	for _, i := range orig {
+		if d.stacks[i] == nil {
+			d.stacks[i] = map[int]bool{}
+			d.own[i].each(func(c int) {
+				if !d.notWork[c] && d.firsts[d.group[c]] == c {
+					d.stacks[i][c] = true
+				}
+			})
+		}
+	}
+	id, _ := onlyTask(d.task, d.below(orig, d.stacks))
+	return id
+}
+
+// originals maps each piece of work to its copy committed first, when
+// one was committed before all the others (-1 when several share the
+// first time); a commit without copies is its own original.
+func (d *decision) originals() map[int]int {
+	first := map[int]int{}
+	for c := range d.in.Walk {
+		g := d.group[c]
+		f, ok := first[g]
+		switch {
+		case !ok || f >= 0 && d.in.Walk[c].Time < d.in.Walk[f].Time:
+			first[g] = c
+		case f >= 0 && d.in.Walk[c].Time == d.in.Walk[f].Time:
+			first[g] = -1
+		}
+	}
+	return first
+}
+
+// below are the branches of hs whose set (sets, by branch) is a subset
+// of every other's in hs.
+func (d *decision) below(hs []int, sets []map[int]bool) []int {
+	subset := func(a, b map[int]bool) bool {
+		if len(a) > len(b) {
+			return false
+		}
+		for p := range a {
+			if !b[p] {
+				return false
+			}
+		}
+		return true
+	}
+	var out []int
+	for _, h := range hs {
+		in := true
+		for _, i := range hs {
+			in = in && subset(sets[h], sets[i])
+		}
+		if in {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// onlyTask is the one task of the branches hs, ok false when they are
+// none or several tasks'.
+func onlyTask(task []string, hs []int) (string, bool) {
+	ts := taskSet(task, hs)
+	if len(ts) != 1 {
+		return "", false
+	}
+	for id := range ts {
+		return id, true
+	}
+	return "", false
 }
 
 // credit counts commit c of branch i for task id: as finished work, or as
@@ -342,4 +563,22 @@ func (d *decision) shareCommit(i, c int, claims map[string]bool) {
 			sh.with[id] = true
 		}
 	}
+}
+
+// OwnHolders gives, for each commit of in.Walk, the task branches (by
+// index in in.Branches) whose own commits (docs/DESIGN.md, "Step 3: what
+// each branch adds") hold it: only a commit two branches' own commits hold,
+// or copies of it, can be one piece of work on several branches
+// (Input.Copies).
+func OwnHolders(in Input) [][]int {
+	d := newDecision(in)
+	d.bs = in.Branches
+	d.ownCommits()
+	out := make([][]int, len(in.Walk))
+	for i := range d.bs {
+		if d.own[i] != nil {
+			d.own[i].each(func(c int) { out[c] = append(out[c], i) })
+		}
+	}
+	return out
 }

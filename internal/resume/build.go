@@ -44,9 +44,14 @@ func (st *State) build(wts []*Worktree, v branches.Verdict) {
 		for _, id := range mm.Work {
 			works = append(works, taskLabel(st.Plan, id))
 		}
-		rep.Problems = append(rep.Problems, Problem{Kind: ProblemBranchNamesOtherTask, Task: mm.Task,
-			Message: fmt.Sprintf("branch %s is named for task %s, but its commits name task %s: counted there (was the plan renumbered?)",
-				mm.Branch, taskLabel(st.Plan, mm.Task), strings.Join(works, ", "))})
+		msg := fmt.Sprintf("branch %s is named for task %s, but its commits name task %s: counted there (was the plan renumbered?)",
+			mm.Branch, taskLabel(st.Plan, mm.Task), strings.Join(works, ", "))
+		if mm.Restacked {
+			// Still said: merging the branch brings those tasks' work too.
+			msg = fmt.Sprintf("branch %s is named for task %s, but holds copies of commits naming task %s that other branches of the run add (it was restacked on them): counted for those tasks, not for %s",
+				mm.Branch, taskLabel(st.Plan, mm.Task), strings.Join(works, ", "), mm.Task)
+		}
+		rep.Problems = append(rep.Problems, Problem{Kind: ProblemBranchNamesOtherTask, Task: mm.Task, Message: msg})
 	}
 	for _, u := range v.Unknown {
 		switch {

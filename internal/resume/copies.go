@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/taskresume/git-taskresume/internal/branches"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 )
 
@@ -284,4 +285,141 @@ func splitLines(s string) []string {
 		return nil
 	}
 	return strings.Split(s, "\n")
+}
+
+// maxCopyCandidates bounds the search for copies among the task
+// branches' own commits: past it, none are looked for (docs/DESIGN.md,
+// "What this costs").
+const maxCopyCandidates = 512
+
+// restackCopies finds which own commits of the run's task branches are
+// copies of each other (docs/DESIGN.md, "Step 4: whose work each commit
+// is"): it maps each to the id of its first copy in the walk. Only commits
+// of several branches' own commits can matter, and a copy a rebase made
+// keeps the subject, the author and the author date: commits are grouped
+// by subject in process (nothing read when no two of them share one), then
+// by author line through the running reader, and only within those groups
+// are patches compared (samePatch), with one patch-id pipeline for what
+// the trees cannot decide.
+func (f *copyFinder) restackCopies(in branches.Input) map[string]string {
+	if f == nil || f.objs == nil || len(in.Branches) < 2 {
+		return nil
+	}
+	walk := in.Walk
+	bySubject := map[string][]int{}
+	dup := false
+	for c := range walk {
+		if len(walk[c].Parents) != 1 {
+			continue
+		}
+		s := walk[c].Subject
+		bySubject[s] = append(bySubject[s], c)
+		dup = dup || len(bySubject[s]) > 1
+	}
+	if !dup {
+		return nil
+	}
+	holders := branches.OwnHolders(in)
+	var groups [][]int
+	n := 0
+	for _, cs := range bySubject {
+		if len(cs) < 2 {
+			continue
+		}
+		// Worth comparing only when the group's commits are on two
+		// branches' own commits, not all on one.
+		var mine []int
+		seen := map[int]bool{}
+		for _, c := range cs {
+			if len(holders[c]) == 0 {
+				continue
+			}
+			mine = append(mine, c)
+			for _, b := range holders[c] {
+				seen[b] = true
+			}
+		}
+		if len(mine) < 2 || len(seen) < 2 {
+			continue
+		}
+		if n += len(mine); n > maxCopyCandidates {
+			return nil
+		}
+		groups = append(groups, mine)
+	}
+	// One piece of work per class of copies: parent links to the class's
+	// first commit in the walk.
+	root := map[int]int{}
+	find := func(c int) int {
+		for {
+			r, ok := root[c]
+			if !ok || r == c {
+				return c
+			}
+			c = r
+		}
+	}
+	union := func(a, b int) {
+		ra, rb := find(a), find(b)
+		if ra > rb {
+			ra, rb = rb, ra
+		}
+		root[ra], root[rb] = ra, ra
+	}
+	type pair struct{ a, b int }
+	var open []pair
+	for _, cs := range groups {
+		byAuthor := map[string][]int{}
+		for _, c := range cs {
+			if rc := f.commit(walk[c].OID); rc != nil {
+				byAuthor[rc.author] = append(byAuthor[rc.author], c)
+			}
+		}
+		for _, same := range byAuthor {
+			for k, a := range same {
+				for _, b := range same[:k] {
+					if find(a) == find(b) {
+						continue
+					}
+					switch f.samePatch(walk[a].OID, walk[b].OID) {
+					case yes:
+						union(a, b)
+					case unknown:
+						open = append(open, pair{a, b})
+					}
+				}
+			}
+		}
+	}
+	if len(open) > 0 && f.repo != nil {
+		var buf bytes.Buffer
+		for _, p := range open {
+			for _, c := range []int{p.a, p.b} {
+				if _, asked := f.ids[walk[c].OID]; !asked {
+					f.ids[walk[c].OID] = ""
+					buf.WriteString(walk[c].OID + "\n")
+				}
+			}
+		}
+		if buf.Len() > 0 {
+			if ids, err := patchIDs(f.ctx, f.repo, buf.Bytes()); err == nil {
+				for c, id := range ids {
+					f.ids[c] = id
+				}
+			}
+		}
+		for _, p := range open {
+			if id := f.ids[walk[p.a].OID]; id != "" && id == f.ids[walk[p.b].OID] {
+				union(p.a, p.b)
+			}
+		}
+	}
+	var out map[string]string
+	for c := range root {
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[walk[c].OID] = walk[find(c)].OID
+	}
+	return out
 }

@@ -951,6 +951,9 @@ func (g *gathering) decide() error {
 				in.PlanOnly[c] = paths
 			}
 		}
+		// Copies of one commit on several task branches (a restack) are
+		// one piece of work.
+		in.Copies = g.copyFinder().restackCopies(in)
 		v = branches.Decide(in)
 		if err := findSquashes(g.ctx, g.repo, g.objs, g.walk, v.States, g.taskChanges, g.cands, landed, landedDef, v.Reverted); err != nil {
 			return fmt.Errorf("look for squashed tasks: %w", err)
