@@ -250,6 +250,9 @@ type decision struct {
 	group           []int
 	heldBy          map[int][]int
 	patches, stacks []map[int]bool
+	// lowestOf remembers lowest's answer per piece of work: every copy of
+	// a piece, on every branch, asks the same question.
+	lowestOf map[int]string
 	firsts          map[int]int
 
 	// stopTask maps a commit an interrupted attempt made to its task;

@@ -403,6 +403,18 @@ func taskSet(task []string, hs []int) map[string]bool {
 // were stacked on it: they hold its originals and theirs).
 // "" when neither decides, or when the lowest are several tasks' branches.
 func (d *decision) lowest(g int, hs []int) string {
+	if id, ok := d.lowestOf[g]; ok {
+		return id
+	}
+	if d.lowestOf == nil {
+		d.lowestOf = map[int]string{}
+	}
+	id := d.lowestOnce(g, hs)
+	d.lowestOf[g] = id
+	return id
+}
+
+func (d *decision) lowestOnce(g int, hs []int) string {
 	if d.patches == nil {
 		d.patches = make([]map[int]bool, len(d.bs))
 	}
