@@ -253,7 +253,7 @@ type decision struct {
 	// lowestOf remembers lowest's answer per piece of work: every copy of
 	// a piece, on every branch, asks the same question.
 	lowestOf map[int]string
-	firsts          map[int]int
+	firsts   map[int]int
 
 	// stopTask maps a commit an interrupted attempt made to its task;
 	// stopOn maps the ones a branch below the interrupted one added (the
