@@ -44,8 +44,14 @@ func (st *State) build(wts []*Worktree, v branches.Verdict) {
 		for _, id := range mm.Work {
 			works = append(works, taskLabel(st.Plan, id))
 		}
-		msg := fmt.Sprintf("branch %s is named for task %s, but its commits name task %s: counted there (was the plan renumbered?)",
-			mm.Branch, taskLabel(st.Plan, mm.Task), strings.Join(works, ", "))
+		// Why, as far as git says: a committed version of the plan that
+		// gave one of those titles the branch's id, else nothing git holds.
+		why := "was the branch made on that task's work?"
+		if st.renumbered(mm) {
+			why = "the plan was renumbered: an earlier committed version gave that title the branch's id"
+		}
+		msg := fmt.Sprintf("branch %s is named for task %s, but its commits name task %s: counted there (%s)",
+			mm.Branch, taskLabel(st.Plan, mm.Task), strings.Join(works, ", "), why)
 		if mm.Restacked {
 			// Still said: merging the branch brings those tasks' work too.
 			msg = fmt.Sprintf("branch %s is named for task %s, but holds copies of commits naming task %s that other branches of the run add (it was restacked on them): counted for those tasks, not for %s",
@@ -111,4 +117,21 @@ func (st *State) sameReadFlags() string {
 		}
 	}
 	return b.String()
+}
+
+// renumbered says whether a committed version of the plan gave the title
+// of a task mm's commits name the id of the task mm's branch is named for.
+func (st *State) renumbered(mm branches.Mismatch) bool {
+	for _, id := range mm.Work {
+		t := st.Plan.Task(id)
+		if t == nil {
+			continue
+		}
+		for _, v := range st.planVersions {
+			if was := v.Task(mm.Task); was != nil && strings.EqualFold(strings.TrimSpace(was.Title), strings.TrimSpace(t.Title)) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -52,6 +52,10 @@ type replanSearch struct {
 	// many were.
 	cut  bool
 	read int
+	// versions are the plan's versions with tasks this run's plan went
+	// through, newest first (back to the re-plan when one was found):
+	// what a renumbering changed.
+	versions []*plan.Plan
 }
 
 // lastReplan finds the newest re-plan in the plan's changes (newest first,
@@ -109,8 +113,12 @@ func lastReplan(objs *gitcmd.Objects, changes []gitcmd.PathChange, path string) 
 			vs = append(vs, version{p, i})
 		}
 	}
+	all := make([]*plan.Plan, len(vs))
+	for i := range vs {
+		all[i] = vs[i].p
+	}
 	if len(vs) < 2 {
-		return replanSearch{cut: cut, read: read}, nil
+		return replanSearch{cut: cut, read: read, versions: all}, nil
 	}
 	// A re-plan starts the run the plan now belongs to when the plan now
 	// re-plans every version from it back: a re-plan that was undone (a
@@ -130,10 +138,10 @@ func lastReplan(objs *gitcmd.Objects, changes []gitcmd.PathChange, path string) 
 	for k := 1; k < len(vs); k++ {
 		if allOlder[k] && branches.Replans(vs[k].p, vs[k-1].p) {
 			// The oldest change after the version before the re-plan.
-			return replanSearch{at: changes[vs[k].at-1], found: true, read: read}, nil
+			return replanSearch{at: changes[vs[k].at-1], found: true, read: read, versions: all[:k]}, nil
 		}
 	}
-	return replanSearch{cut: cut, read: read}, nil
+	return replanSearch{cut: cut, read: read, versions: all}, nil
 }
 
 // ticksAside is a digest of a plan's text with its check boxes all
@@ -273,6 +281,7 @@ func (g *gathering) findReplan(src *replanSource, baseChanges []gitcmd.PathChang
 	if err != nil {
 		return err
 	}
+	g.st.planVersions = search.versions
 	if !search.found {
 		switch ps := g.rep.PlanSource; {
 		case search.cut:

@@ -57,10 +57,15 @@ type State struct {
 	PreRemove        string
 	PreRemoveTimeout string
 
-	Repo      *gitcmd.Repo
-	Plan      *plan.Plan
-	Report    *Report
-	Worktrees []*worktree.Worktree // the run's worktrees, from git
+	Repo *gitcmd.Repo
+	Plan *plan.Plan
+	// planVersions are the committed versions of the plan this run went
+	// through, newest first, when its history was read (replan.go): a
+	// branch whose commits name another task was renumbered only when one
+	// of them gave that task's title the branch's id.
+	planVersions []*plan.Plan
+	Report       *Report
+	Worktrees    []*worktree.Worktree // the run's worktrees, from git
 	// AllWorktrees are every worktree of the repository, the run's or not.
 	AllWorktrees []*worktree.Worktree
 	// TaskBranches are every local branch of the run, matched or not.
