@@ -20,8 +20,10 @@ func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*L
 		out:        map[string]*Landing{},
 		doubts:     map[string][]string{},
 	}
+	s.kept = map[string]bool{}
 	for i, b := range bs {
 		s.byName[b.Name] = task[i]
+		s.kept[task[i]] = true
 	}
 	all := append(append([]CommitInfo(nil), in.Landed...), in.LandedDefault...)
 	s.voided = reverted(all)
@@ -48,6 +50,11 @@ type landingSearch struct {
 	saidRevert map[string]bool
 	out        map[string]*Landing
 	doubts     map[string][]string
+	// kept holds the tasks that have a branch; trees maps the commits
+	// of the list being scanned to their trees, built when a squash asks.
+	kept  map[string]bool
+	trees map[string]string
+	cur   []CommitInfo
 }
 
 // scan looks for landings in cs (newest first) on ref; shared is true when
@@ -55,6 +62,7 @@ type landingSearch struct {
 // the newest, stands.
 func (s *landingSearch) scan(cs []CommitInfo, shared bool, ref LandingRef) {
 	by := broughtBy(cs, nil, s.run)
+	s.cur, s.trees = cs, nil
 	var index map[string]int
 	for i := range cs {
 		c := &cs[i]
@@ -101,14 +109,35 @@ func (s *landingSearch) nameLanded(c *CommitInfo, shared bool, by string) (Namin
 	return s.names.nameBrought(c, shared, by), false
 }
 
-// branchTask is the task of one of the run's branches by its name: the
-// task it was matched to (none when unknown), else, for a branch gone,
-// the task its name names.
+// branchTask is the task of one of the run's branches by a squash title
+// read back as its name: the task it was matched to (none when unknown),
+// else, for a branch gone, the task its name names, unless that task has
+// a branch: then a title naming none of its branches squashed none of
+// them (a person's "X1y2z3 task 2 1 notes" reads back as a name too).
 func (s *landingSearch) branchTask(name string) string {
 	if t, ok := s.byName[name]; ok {
 		return t
 	}
-	return s.names.Task(name)
+	if t := s.names.Task(name); !s.kept[t] {
+		return t
+	}
+	return ""
+}
+
+// changesNothing says whether landed commit c's tree is its parent's,
+// when the parent is among the commits scanned.
+func (s *landingSearch) changesNothing(c *CommitInfo) bool {
+	if len(c.Parents) != 1 {
+		return false
+	}
+	if s.trees == nil {
+		s.trees = make(map[string]string, len(s.cur))
+		for i := range s.cur {
+			s.trees[s.cur[i].OID] = s.cur[i].Tree
+		}
+	}
+	t := s.trees[c.Parents[0]]
+	return t != "" && t == c.Tree
 }
 
 // onlyPlanEdits says whether what a merge brought (brought, positions in
@@ -186,6 +215,10 @@ func (s *landingSearch) tasks(c *CommitInfo, shared bool, by string) (id string,
 			// An edit of the plan alone lands no task (but one whose
 			// Files name the plan).
 			nm, _ = s.names.planWork(nm, paths)
+		}
+		if squash && s.changesNothing(c) {
+			// A squash of work that undid itself lands nothing.
+			nm = Naming{}
 		}
 		if nm.Task != "" {
 			id, how, also = nm.Task, ByCommit, nm.Also

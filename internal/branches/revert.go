@@ -68,7 +68,12 @@ func reverted(cs []CommitInfo) map[string]string {
 
 // revertedSubject is the subject a revert's subject names: `Revert "S"`
 // as git writes it, or "revert: S".
+//
+// A forge's squash of a revert adds its own " (#N)": `Revert "S" (#13)`.
 func revertedSubject(subject string) (string, bool) {
+	if k := prSuffix(subject); k >= 0 && strings.HasSuffix(strings.TrimRight(subject[:k], " "), `"`) {
+		subject = strings.TrimRight(subject[:k], " ")
+	}
 	if rest, ok := strings.CutPrefix(subject, `Revert "`); ok && strings.HasSuffix(rest, `"`) {
 		return strings.TrimSuffix(rest, `"`), true
 	}

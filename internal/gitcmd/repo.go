@@ -690,12 +690,13 @@ func parseLog(out []byte) ([]LogEntry, error) {
 //     first indented line is the commit's subject;
 //   - the "* <subject>" lines of GitHub's squash body (the commits of a pull
 //     request squashed under "Title (#N)") and of GitLab's %{all_commits}
-//     (a merge request's commits, a reference "!N" in the message); only
+//     (a merge request's commits, a reference "group/project!N" or "merge
+//     request !N" in the message); only
 //     when the message carries such a mark, so that an ordinary commit
 //     whose body is a bullet list is not read as a squash.
 var (
 	squashPR   = regexp.MustCompile(`\(#[0-9]+\)\s*$`)
-	squashMR   = regexp.MustCompile(`(?m)(^|[\s/(])[\w.-]*![0-9]+\b`)
+	squashMR   = regexp.MustCompile(`(?i)(?:merge request\s+(?:[\w.-]+/)*[\w.-]*|[\w.-]+/(?:[\w.-]+/)*[\w.-]+)![0-9]+\b`)
 	squashLine = regexp.MustCompile(`(?m)^\* +(\S.*?)\s*$`)
 	gitSquash  = regexp.MustCompile(`(?m)^commit [0-9a-f]{40,64}\n(?:[A-Za-z]+:.*\n)*\n {4}(\S.*?)\s*$`)
 )

@@ -25,6 +25,8 @@ func TestListSquashed(t *testing.T) {
 			"* [Task 2.1] User service\n* more\n", nil},
 		{"pr subject, no list", "Add user service (#12)", "Some words.\n", nil},
 		{"bang that is no reference", "Fix it!", "* [Task 2.1] User service\nGreat!\n", nil},
+		{"a word and a number are no reference", "Notes", "TODO!1 before release:\n* [Task 2.1] User service\n", nil},
+		{"same-project reference", "Users", "* [Task 2.1] User service\n\nSee merge request !12\n", []string{"[Task 2.1] User service"}},
 	} {
 		if got := ListSquashed(tc.subject, tc.body); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)

@@ -180,6 +180,7 @@ const inProcessDiffs = 20
 // git cherry miss a squash of several commits. Only tasks whose work is on
 // a branch are checked.
 func findSquashes(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, walk []gitcmd.LogEntry, states []branches.TaskState, changes, cands gitcmd.Changes, landed, landedDef []gitcmd.LogEntry, reverted map[string]string) error {
+	keptBranchSquashes(states, changes, cands)
 	var tasks []*branches.TaskState
 	for i := range states {
 		s := &states[i]
@@ -477,6 +478,33 @@ func candOIDs(cs []squashCand) []string {
 		out[i] = c.oid
 	}
 	return out
+}
+
+// keptBranchSquashes: a forge's squash message names a task by its words
+// (a title made from a branch name, a listed subject), which the squash's
+// own change does not always bear out: a listed line may be a bullet in
+// a squashed commit's body, or the squashed branch may have held another
+// task's work. While the task's branch is kept, its own change says what
+// its work was: the squash lands the task only when it changes every path
+// that change does; else the task is counted on its branch, as before.
+func keptBranchSquashes(states []branches.TaskState, changes, cands gitcmd.Changes) {
+	for i := range states {
+		s := &states[i]
+		if s.Status != branches.Landed || s.Landed == nil || s.Landed.How != branches.BySquash || changeKey(s) == "" {
+			continue
+		}
+		own := changes[changeKey(s)]
+		if own == "" {
+			continue
+		}
+		got := changedPaths(cands[s.Landed.Commit])
+		for p := range changedPaths(own) {
+			if !got[p] {
+				s.Landed, s.Status = nil, branches.Completed
+				break
+			}
+		}
+	}
 }
 
 // lowerAttemptSquashes: a task interrupted on a retry that went on from its
