@@ -216,8 +216,10 @@ func (s *landingSearch) tasks(c *CommitInfo, shared bool, by string) (id string,
 			// Files name the plan).
 			nm, _ = s.names.planWork(nm, paths)
 		}
-		if squash && s.changesNothing(c) {
-			// A squash of work that undid itself lands nothing.
+		if squash && nm.How == "squash" && s.changesNothing(c) {
+			// A squash of work that undid itself lands nothing by what
+			// it lists or its title; its own words or trailers still
+			// name the task, as any commit's that changes nothing do.
 			nm = Naming{}
 		}
 		if nm.Task != "" {
