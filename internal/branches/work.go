@@ -187,8 +187,14 @@ func (d *decision) groupCopies() {
 		} else {
 			first[key] = c
 		}
-		if n := d.namings[c]; n.Task != "" && n.By == "" {
-			if _, has := named[d.group[c]]; !has {
+	}
+	// Only the original's words (the copy committed first) pass to its
+	// copies: a later copy that names a task does not rename the work it
+	// copied (its own words still count for itself).
+	if len(d.in.Copies) > 0 {
+		orig := d.firstsOf()
+		for c := range walk {
+			if n := d.namings[c]; n.Task != "" && n.By == "" && orig[d.group[c]] == c {
 				named[d.group[c]] = n
 			}
 		}
@@ -433,6 +439,20 @@ func (d *decision) lowestOnce(g int, hs []int) string {
 		low = hs
 	}
 	if id, ok := onlyTask(d.task, low); ok {
+		// Fewer pieces is not always lower in the stack: a sibling
+		// branch that cherry-picked one commit holds fewer too. When
+		// one copy was committed before all others (the original) and
+		// the lowest branch does not hold it, the two readings
+		// disagree: the piece is no one's.
+		if f, ok := d.firstsOf()[g]; ok && f >= 0 {
+			held := false
+			for _, i := range low {
+				held = held || d.own[i].has(f)
+			}
+			if !held {
+				return ""
+			}
+		}
 		return id
 	}
 	// The copy committed first, when one is.
@@ -464,8 +484,8 @@ func (d *decision) lowestOnce(g int, hs []int) string {
 	}
 	if d.stacks == nil {
 		d.stacks = make([]map[int]bool, len(d.bs))
-		d.firsts = d.originals()
 	}
+	d.firstsOf()
 	for _, i := range orig {
 		if d.stacks[i] == nil {
 			d.stacks[i] = map[int]bool{}
@@ -478,6 +498,14 @@ func (d *decision) lowestOnce(g int, hs []int) string {
 	}
 	id, _ := onlyTask(d.task, d.below(orig, d.stacks))
 	return id
+}
+
+// firstsOf is originals, read once.
+func (d *decision) firstsOf() map[int]int {
+	if d.firsts == nil {
+		d.firsts = d.originals()
+	}
+	return d.firsts
 }
 
 // originals maps each piece of work to its copy committed first, when
