@@ -27,6 +27,11 @@ import (
 // run's branches spell otherwise is not found, and nothing lands on a
 // guess. Read by hand: it runs for every landed commit.
 func titleBranch(subject string) string {
+	// A run's branch name read back holds " task " or ends in " main":
+	// most subjects stop here, with nothing allocated.
+	if !strings.Contains(subject, " task ") && !strings.Contains(subject, " main") {
+		return ""
+	}
 	t := strings.TrimSpace(subject)
 	if len(t) > 6 && strings.EqualFold(t[:6], "draft:") {
 		t = strings.TrimLeft(t[6:], " ")

@@ -9,7 +9,7 @@ func TestTitleBranch(t *testing.T) {
 		"Draft: X1y2z3 task 2 1 user service": "x1y2z3-task-2-1-user-service",
 		"Feature/x1y2z3 task 2 1 users (#3)":  "feature/x1y2z3-task-2-1-users",
 		// What a person writes is no branch name read back.
-		"Add user service (#12)":            "add-user-service", // read back, names no run's branch
+		"Add user service (#12)":            "", // no run's branch name read back
 		"[Task 2.1] User service (#12)":     "",
 		"Fix: users (#12)":                  "",
 		"x1y2z3-task-2-1-user-service":      "", // one word: a forge leaves no dash
