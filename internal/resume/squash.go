@@ -202,10 +202,10 @@ func findSquashes(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, 
 		cs  []gitcmd.LogEntry
 		ref branches.LandingRef
 	}{{landed, branches.OnBase}, {landedDef, branches.OnDefault}} {
-		for _, c := range l.cs {
+		for k, c := range l.cs {
 			// A reverted commit is no evidence: not a squash, nor a copy.
 			if cands[c.OID] != "" && reverted[c.OID] == "" {
-				order = append(order, squashCand{c.OID, l.ref, c.Time})
+				order = append(order, squashCand{c.OID, l.ref, c.Time, k})
 			}
 		}
 	}
@@ -454,6 +454,21 @@ func (w *rebaseWant) settle(ids map[string]string) (newest squashCand, ok bool) 
 			newest = w.got[j]
 		}
 	}
+	// A rebase-merge lands the copies one after the other, in the task's
+	// order: copies found apart (a teammate's commit that happens to make
+	// the same change as a commit of the task that never landed) are not
+	// one landing.
+	prev := squashCand{pos: -1}
+	for j := range w.line {
+		if w.ch[j] == "" {
+			continue
+		}
+		g := w.got[j]
+		if prev.pos >= 0 && (g.ref != prev.ref || g.pos != prev.pos+1) {
+			return squashCand{}, false
+		}
+		prev = g
+	}
 	return newest, newest.oid != ""
 }
 
@@ -570,6 +585,9 @@ type squashCand struct {
 	oid  string
 	ref  branches.LandingRef
 	time int64
+	// pos is its place in the landed log it was read from (newest
+	// first): a rebase-merge's copies are consecutive there.
+	pos int
 }
 
 // samePaths reports whether two change lists touch the same paths.
