@@ -36,7 +36,7 @@ func titleBranch(subject string) string {
 	if len(t) > 6 && strings.EqualFold(t[:6], "draft:") {
 		t = strings.TrimLeft(t[6:], " ")
 	}
-	if k := prSuffix(t); k >= 0 {
+	if k := gitcmd.PRSuffix(t); k >= 0 {
 		t = strings.TrimRight(t[:k], " ")
 	}
 	if !strings.Contains(t, " ") || strings.Contains(t, "  ") {
@@ -49,25 +49,6 @@ func titleBranch(subject string) string {
 	}
 	r, size := utf8.DecodeRuneInString(t)
 	return string(unicode.ToLower(r)) + strings.ReplaceAll(t[size:], " ", "-")
-}
-
-// prSuffix is where GitHub's " (#N)" starts at the end of s, -1 when s
-// has none.
-func prSuffix(s string) int {
-	s = strings.TrimRight(s, " ")
-	if !strings.HasSuffix(s, ")") {
-		return -1
-	}
-	k := strings.LastIndex(s, " (#")
-	if k < 0 || k+4 >= len(s) {
-		return -1
-	}
-	for _, c := range s[k+3 : len(s)-1] {
-		if c < '0' || c > '9' {
-			return -1
-		}
-	}
-	return k
 }
 
 // forgeNaming is what a landed commit that is a squash says (the forge
@@ -104,7 +85,7 @@ func (n *Names) forgeNaming(c *CommitInfo, shared bool, branchTask func(string) 
 			return Naming{Marked: true, How: "squash", By: run}, true
 		}
 	}
-	if len(c.Listed) == 0 && prSuffix(c.Subject) < 0 && strings.TrimSpace(c.Subject) != gitcmd.GitSquashSubject {
+	if len(c.Listed) == 0 && gitcmd.PRSuffix(c.Subject) < 0 && strings.TrimSpace(c.Subject) != gitcmd.GitSquashSubject {
 		return Naming{}, false
 	}
 	if nm = n.Name(c, shared); nm.Marked {

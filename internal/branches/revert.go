@@ -1,6 +1,10 @@
 package branches
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+)
 
 // reverted maps each commit of cs that a later commit of cs reverts (and,
 // for a reverted merge, each commit the merge brought in) to the revert. A
@@ -71,7 +75,7 @@ func reverted(cs []CommitInfo) map[string]string {
 //
 // A forge's squash of a revert adds its own " (#N)": `Revert "S" (#13)`.
 func revertedSubject(subject string) (string, bool) {
-	if k := prSuffix(subject); k >= 0 && strings.HasSuffix(strings.TrimRight(subject[:k], " "), `"`) {
+	if k := gitcmd.PRSuffix(subject); k >= 0 && strings.HasSuffix(strings.TrimRight(subject[:k], " "), `"`) {
 		subject = strings.TrimRight(subject[:k], " ")
 	}
 	if rest, ok := strings.CutPrefix(subject, `Revert "`); ok && strings.HasSuffix(rest, `"`) {

@@ -395,10 +395,20 @@ func (r *Repo) LastChangeSince(ctx context.Context, rev string, since int64, pat
 // there is no such commit.
 func (o *Objects) Commit(oid string) (LogEntry, bool, error) {
 	obj, err := o.Get(oid)
-	if err != nil || obj.Type != "commit" {
+	if err != nil {
 		return LogEntry{}, false, err
 	}
-	e := LogEntry{OID: obj.OID}
+	e, ok := ParseCommit(obj)
+	return e, ok, nil
+}
+
+// ParseCommit reads a commit object as Commit does, the author line too;
+// ok is false for another object.
+func ParseCommit(obj Object) (e LogEntry, ok bool) {
+	if obj.Type != "commit" {
+		return LogEntry{}, false
+	}
+	e = LogEntry{OID: obj.OID}
 	header, msg, _ := strings.Cut(string(obj.Data), "\n\n")
 	for _, l := range strings.Split(header, "\n") {
 		k, v, _ := strings.Cut(l, " ")
@@ -407,6 +417,8 @@ func (o *Objects) Commit(oid string) (LogEntry, bool, error) {
 			e.Tree = v
 		case "parent":
 			e.Parents = append(e.Parents, v)
+		case "author":
+			e.Author = v
 		case "committer":
 			// "Name <mail> 1700000000 +0000": the date is the next to last word.
 			if f := strings.Fields(v); len(f) >= 2 {
@@ -439,7 +451,10 @@ func (o *Objects) Commit(oid string) (LogEntry, bool, error) {
 	if m := pickedLine.FindStringSubmatch(body); m != nil {
 		e.PickedFrom = m[1]
 	}
-	return e, true, nil
+	if len(e.Parents) < 2 {
+		e.Listed = ListSquashed(e.Subject, body)
+	}
+	return e, true
 }
 
 // DiffTrees is `git diff-tree -r --no-renames from to` read through the

@@ -553,6 +553,9 @@ type LogEntry struct {
 	// Listed are the subjects a squash's message lists (ListSquashed):
 	// nil for any other commit.
 	Listed []string
+	// Author is the author line ("Name <mail> 1700000000 +0000"), read
+	// only by Objects.Commit and ParseCommit (the log does not ask).
+	Author string
 }
 
 // logFormat prints what names a task: parents, subject, the Run-Id /
@@ -695,17 +698,36 @@ func parseLog(out []byte) ([]LogEntry, error) {
 //     when the message carries such a mark, so that an ordinary commit
 //     whose body is a bullet list is not read as a squash.
 var (
-	squashPR   = regexp.MustCompile(`\(#[0-9]+\)\s*$`)
 	squashMR   = regexp.MustCompile(`(?i)(?:merge request\s+(?:[\w.-]+/)*[\w.-]*|[\w.-]+/(?:[\w.-]+/)*[\w.-]+)![0-9]+\b`)
 	squashLine = regexp.MustCompile(`(?m)^\* +(\S.*?)\s*$`)
 	gitSquash  = regexp.MustCompile(`(?m)^commit [0-9a-f]{40,64}\n(?:[A-Za-z]+:.*\n)*\n {4}(\S.*?)\s*$`)
 )
 
+// PRSuffix is where GitHub's squash mark " (#N)" starts at the end of
+// subject (trailing spaces aside), -1 when it has none. Read by hand: it
+// is asked of every landed commit.
+func PRSuffix(subject string) int {
+	s := strings.TrimRight(subject, " ")
+	if !strings.HasSuffix(s, ")") {
+		return -1
+	}
+	k := strings.LastIndex(s, " (#")
+	if k < 0 || k+4 >= len(s) {
+		return -1
+	}
+	for _, c := range s[k+3 : len(s)-1] {
+		if c < '0' || c > '9' {
+			return -1
+		}
+	}
+	return k
+}
+
 // GitSquashSubject is the subject git's `git merge --squash` writes.
 const GitSquashSubject = "Squashed commit of the following:"
 
 // ListSquashed returns the subjects a squash's message (subject, body)
-// lists, nil when it is no squash message read (see squashPR above).
+// lists, nil when it is no squash message read (see above).
 func ListSquashed(subject, body string) []string {
 	var out []string
 	switch {
@@ -715,7 +737,7 @@ func ListSquashed(subject, body string) []string {
 		}
 	case !strings.Contains(body, "* "):
 		// No list: most commits stop here.
-	case squashPR.MatchString(subject) || strings.IndexByte(subject+body, '!') >= 0 && squashMR.MatchString(subject+"\n"+body):
+	case PRSuffix(subject) >= 0 || strings.IndexByte(subject+body, '!') >= 0 && squashMR.MatchString(subject+"\n"+body):
 		for _, m := range squashLine.FindAllStringSubmatch(body, -1) {
 			out = append(out, m[1])
 		}

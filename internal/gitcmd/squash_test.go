@@ -33,3 +33,20 @@ func TestListSquashed(t *testing.T) {
 		}
 	}
 }
+
+// A commit read through the object reader lists what the log lists: a
+// squash at the run's start is read in-process.
+func TestParseCommitListsSquash(t *testing.T) {
+	obj := Object{OID: "c0ffee", Type: "commit", Data: []byte("tree 1111\nparent 2222\nauthor A <a@x> 1700000000 +0000\ncommitter A <a@x> 1700000100 +0000\n\n" +
+		"X1y2z3 task 2 1 user service (#12)\n\n* [Task 2.1] User service\n\n* fix: review\n")}
+	e, ok := ParseCommit(obj)
+	if !ok || e.Author != "A <a@x> 1700000000 +0000" || e.Time != 1700000100 {
+		t.Fatalf("ParseCommit: %+v, %v", e, ok)
+	}
+	if want := []string{"[Task 2.1] User service", "fix: review"}; !slices.Equal(e.Listed, want) {
+		t.Errorf("Listed = %q, want %q", e.Listed, want)
+	}
+	if PRSuffix(e.Subject) < 0 || PRSuffix("Fix (#12) later") >= 0 || PRSuffix("Fix (#1a)") >= 0 {
+		t.Error("PRSuffix misreads a subject")
+	}
+}

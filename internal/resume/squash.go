@@ -318,13 +318,34 @@ func findRebased(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, w
 	for i := range walk {
 		byOID[walk[i].OID] = &walk[i]
 	}
+	// Every task's line first, then their commits' changes in one read:
+	// through the running reader, else one diff-tree for all.
+	lines := map[*branches.TaskState][]*gitcmd.LogEntry{}
+	var keys []string
+	for _, s := range tasks {
+		if line := ownLine(byOID, taskTo(s), s.From, maxRebased); len(line) >= 2 {
+			lines[s] = line
+			for _, c := range line {
+				keys = append(keys, c.OID+" "+c.Parents[0])
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	var changes gitcmd.Changes
+	var err error
+	if objs != nil {
+		changes, err = diffInProcess(objs, keys)
+	} else {
+		changes, err = repo.DiffChanges(ctx, keys)
+	}
+	if err != nil {
+		return err
+	}
 	var wants []*rebaseWant
 	for _, s := range tasks {
-		w, err := rebaseCopies(ctx, repo, objs, byOID, s, cands, order)
-		if err != nil {
-			return err
-		}
-		if w != nil {
+		if w := rebaseCopies(s, lines[s], changes, cands, order); w != nil {
 			wants = append(wants, w)
 		}
 	}
@@ -371,31 +392,17 @@ type rebaseWant struct {
 	pairs [][]squashCand
 }
 
-// rebaseCopies reads task s's own line and matches each commit's change
-// with the landed candidates made no earlier than it; nil when some commit
-// has no candidate at all (then no patch-id can help).
-func rebaseCopies(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, byOID map[string]*gitcmd.LogEntry, s *branches.TaskState, cands gitcmd.Changes, order []squashCand) (*rebaseWant, error) {
-	line := ownLine(byOID, taskTo(s), s.From, maxRebased)
+// rebaseCopies matches each commit of task s's own line (its changes
+// read in changes) with the landed candidates made no earlier than it;
+// nil when the line is too short or some commit has no candidate at all
+// (then no patch-id can help).
+func rebaseCopies(s *branches.TaskState, line []*gitcmd.LogEntry, changes, cands gitcmd.Changes, order []squashCand) *rebaseWant {
 	if len(line) < 2 {
-		return nil, nil
+		return nil
 	}
 	w := &rebaseWant{s: s, line: line, got: make([]squashCand, len(line)), pairs: make([][]squashCand, len(line))}
 	for _, c := range line {
-		var ch string
-		if objs != nil {
-			var err error
-			if ch, err = objs.DiffTrees(c.Parents[0], c.OID); err != nil {
-				return nil, err
-			}
-		} else {
-			k := c.OID + " " + c.Parents[0]
-			read, err := repo.DiffChanges(ctx, []string{k})
-			if err != nil {
-				return nil, err
-			}
-			ch = read[k]
-		}
-		w.ch = append(w.ch, ch)
+		w.ch = append(w.ch, changes[c.OID+" "+c.Parents[0]])
 	}
 	used := map[string]bool{}
 	for j, c := range line {
@@ -417,10 +424,10 @@ func rebaseCopies(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, 
 			}
 		}
 		if w.got[j].oid == "" && len(w.pairs[j]) == 0 {
-			return nil, nil
+			return nil
 		}
 	}
-	return w, nil
+	return w
 }
 
 // settle finishes the matching with the patch-ids asked, each landed
@@ -516,6 +523,13 @@ func keptBranchSquashes(states []branches.TaskState, changes, cands gitcmd.Chang
 		for p := range changedPaths(own) {
 			if !got[p] {
 				s.Landed, s.Status = nil, branches.Completed
+				if s.Leftover != "" {
+					// The landing was hiding what a stopped attempt
+					// left: without it, the attempt says not done
+					// (the lesser harm where a finished branch may
+					// stand beside it too).
+					s.Status, s.Interrupted, s.Leftover = branches.Interrupted, s.Leftover, ""
+				}
 				break
 			}
 		}
