@@ -467,38 +467,23 @@ func TestCleanPathWithSpaces(t *testing.T) {
 	}
 }
 
-// age sets every time git-taskclean looks at (files, the worktree's HEAD and
-// index) to d ago.
-func age(t *testing.T, s *scenario, name string, d time.Duration) {
-	t.Helper()
-	old := time.Now().Add(-d)
-	touch := func(p string) {
-		if err := os.Chtimes(p, old, old); err != nil {
-			t.Fatal(err)
-		}
-	}
-	err := filepath.Walk(s.wt(name), func(p string, _ os.FileInfo, err error) error {
-		if err == nil {
-			touch(p)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"HEAD", "index"} {
-		touch(filepath.Join(s.root, ".git", "worktrees", name, f))
-	}
-}
-
 // TestCleanOlderThan: --older-than leaves worktrees changed recently (an agent
-// may still be at work) and says why; older stale ones go.
+// may still be at work) and says why; older stale ones go. A change time
+// cannot be set back, so "older" is made by waiting: everything is written,
+// the test waits past the limit, then touches one file of wt22.
 func TestCleanOlderThan(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
-	age(t, s, wt23, 3*time.Hour)
+	time.Sleep(5 * time.Second)
+	now := time.Now()
+	for f := range s.dirtyByName(wt22).untracked {
+		if err := os.Chtimes(filepath.Join(s.wt(wt22), f), now, now); err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
 
-	out := mustClean(t, s.root, "--run", run, "--older-than", "1h")
+	out := mustClean(t, s.root, "--run", run, "--older-than", "4s")
 
 	if err := intactErr(t, s, s.dirtyByName(wt22), true); err != nil {
 		t.Errorf("fresh worktree touched: %v", err)
@@ -508,7 +493,7 @@ func TestCleanOlderThan(t *testing.T) {
 		t.Errorf("output does not say why the fresh %s stays:\n%s", wt22, out)
 	}
 	if testbin.Exists(s.wt(wt23)) {
-		t.Errorf("%s (unchanged for 3h) was not removed with --older-than 1h:\n%s", wt23, out)
+		t.Errorf("%s (unchanged for 5s) was not removed with --older-than 4s:\n%s", wt23, out)
 	}
 	if _, err := savedSomewhere(t, s, s.dirtyByName(wt23)); err != nil {
 		t.Error(err)

@@ -617,7 +617,7 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 			}
 		}
 		if opts.OlderThan > 0 {
-			obs.LastChange[w.Path] = worktree.LastChange(w.Path)
+			obs.LastChange[w.Path] = worktree.LastChange(w.Path, w.AdminDir)
 		}
 		dirs = append(dirs, w.Path)
 	}

@@ -47,7 +47,8 @@ func Manual() *manpage.Page {
 				manpage.Option{Names: []string{"--completed"}, Short: "also remove the worktrees of complete tasks",
 					Long: "Also remove the worktrees of complete tasks (their branches stay)."},
 				manpage.Option{Names: []string{"--older-than"}, Arg: "DURATION", Short: "only worktrees unchanged for DURATION (30m, 1d, 2w)",
-					Long: "Only worktrees with no change (HEAD, index, file times) for DURATION: safe beside live agents, and " +
+					Long: "Only worktrees in which nothing was written for DURATION (no file's modification or change time, nor the worktree's " +
+						"HEAD, index, reflog or stopped operation): safe beside live agents, even one that keeps old times (`cp -p`), and " +
 						"the guard to use where `/proc` cannot show them. DURATION is a number with a unit, `s`, `m`, `h`, " +
 						"`d` (24 hours) or `w` (7 days), combined as in `1d12h`."},
 				manpage.Option{Names: []string{"--ignore-live"}, Short: "also remove worktrees in which a process works",
