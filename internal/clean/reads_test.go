@@ -106,3 +106,48 @@ func TestBadInputBeforeRecovery(t *testing.T) {
 		t.Errorf("the good rerun left 2.2:\n%s", out)
 	}
 }
+
+// The clean reads a worktree's status before it decides only where the
+// status can decide a task (a dirty worktree on a branch with commits of
+// its own makes that attempt interrupted): a worktree on a branch still at
+// the run's start, or detached in a task with no branch past it, is read
+// once, by its save, after it is stopped. Here 2.1's worktree is on its
+// branch with a commit; 2.2's and 2.3's are detached and their tasks have
+// no branch.
+func TestCleanStatusOnlyWhereItDecides(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	r, cmds := traced(t, s.root, "--run", run)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	before, saves := 0, 0
+	for _, c := range cmds {
+		switch {
+		case strings.HasPrefix(c, "git -c core.splitIndex=false") && strings.Contains(c, " status "):
+			saves++
+		case strings.HasPrefix(c, "git status ") && saves == 0:
+			before++
+		}
+	}
+	if before != 1 || saves != 2 {
+		t.Errorf("%d status reads before the saves (want 1: 2.1's) and %d by the saves (want 2):\n%s", before, saves, strings.Join(cmds, "\n"))
+	}
+	if testbin.Exists(s.wt(wt22)) || testbin.Exists(s.wt(wt23)) || !testbin.Exists(s.wt(wt21)) {
+		t.Errorf("want 2.2 and 2.3 removed, 2.1 kept\n%s", r.Stdout)
+	}
+}
+
+// Where the status decides, it is still read before the clean decides:
+// 2.1's branch holds its finished work, and an untracked file left in its
+// worktree makes that attempt interrupted, so 2.1 is not done and its
+// worktree is stale: removed (and saved) by a plain clean.
+func TestCleanStatusStillDecides(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, scenarioOpts{})
+	writeFiles(t, s.wt(wt21), map[string]string{"left-behind.txt": "an agent stopped here\n"})
+	out := mustClean(t, s.root, "--run", run)
+	if testbin.Exists(s.wt(wt21)) {
+		t.Errorf("2.1's worktree, with work left in it, was kept:\n%s", out)
+	}
+}

@@ -241,14 +241,58 @@ func (st *State) assignTask(w *worktree.Worktree, rw *Worktree, branchTask, name
 // uncommitted changes means its attempt was interrupted, so the task is
 // not done; so does a task's own worktree detached past its branch, or at
 // copies of its branch's commits (a restack left it there).
+//
+// A worktree on a branch that holds no commit past the run's start (its tip
+// is the base, or <run>-main), or detached in a task none of whose branches
+// does, decides nothing: an interruption takes from a task only the commits
+// its stopped attempt made, and leaves a task done by other work or landed
+// done. The clean does not read it here (it reads
+// every worktree it takes after stopping it); a worktree the run's agents
+// made but never committed in is the common stale one.
 func (st *State) decidingOnly(out []*Worktree, live []string, branchTask map[string]string) []string {
 	tipTask := map[string]bool{}
 	for _, b := range st.TaskBranches {
 		tipTask[b.OID] = true
 	}
+	atStart := map[string]bool{}
+	if c := st.Report.Base.Commit; c != "" {
+		atStart[c] = true
+	}
+	if st.MainBranch != nil {
+		atStart[st.MainBranch.OID] = true
+	}
+	// Every copy of the name (a remote's may be ahead and count in the
+	// local branch's place) must be at the start.
+	branchAtStart := map[string]bool{}
+	moved := map[string]bool{}
+	for _, b := range st.TaskBranches {
+		if atStart[b.OID] {
+			branchAtStart[b.Name] = true
+		} else {
+			moved[b.Name] = true
+		}
+	}
+	for _, b := range st.RemoteCopies {
+		if !atStart[b.OID] {
+			moved[b.Name] = true
+		}
+	}
+	for n := range moved {
+		delete(branchAtStart, n)
+	}
+	// A detached worktree stands for its own task's branches only.
+	taskMoved := map[string]bool{}
+	for n := range moved {
+		if id := branchTask[n]; id != "" {
+			taskMoved[id] = true
+		}
+	}
 	keep := map[string]bool{}
 	for _, rw := range out {
 		ownTask := rw.Task != "" && rw.Task != "?"
+		if !rw.Detached && branchAtStart[rw.Branch] || rw.Detached && ownTask && !taskMoved[rw.Task] {
+			continue
+		}
 		if !rw.Shared && (!rw.Detached && branchTask[rw.Branch] != "" || rw.Detached && (tipTask[rw.Head] || ownTask)) {
 			keep[rw.Path] = true
 		}
