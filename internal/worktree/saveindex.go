@@ -108,8 +108,18 @@ func (s *saver) indexTree() (string, error) {
 // heldEntries are the entries a save of all of entries holds: every one
 // but intent-to-add entries, which hold no content (no tree git writes has
 // them; the file is saved with the working tree, and comes back untracked).
+// Without such entries, entries itself: no copy on the common path.
 func heldEntries(entries []IndexEntry) []IndexEntry {
-	held := make([]IndexEntry, 0, len(entries))
+	ita := 0
+	for i := range entries {
+		if entries[i].IntentToAdd {
+			ita++
+		}
+	}
+	if ita == 0 {
+		return entries
+	}
+	held := make([]IndexEntry, 0, len(entries)-ita)
 	for _, e := range entries {
 		if !e.IntentToAdd {
 			held = append(held, e)
