@@ -29,6 +29,7 @@ const (
 	SavedIgnored  SaveKind = "ignored"  // ignored files within the budget
 	SavedRaw      SaveKind = "raw"      // bytes of files git converts
 	SavedAdmin    SaveKind = "admin"    // what the admin entry holds
+	SavedIndex    SaveKind = "index"    // an unmerged index's conflict stages
 	SavedBranch   SaveKind = "branch"   // a deleted branch's tip
 	SavedReflog   SaveKind = "reflog"   // what only a branch's reflog held
 	SavedClaim    SaveKind = "claim"    // a dropped claim
@@ -36,7 +37,7 @@ const (
 
 // AllSaveKinds lists every SaveKind.
 func AllSaveKinds() []SaveKind {
-	return []SaveKind{SavedWorktree, SavedIgnored, SavedRaw, SavedAdmin, SavedBranch, SavedReflog, SavedClaim}
+	return []SaveKind{SavedWorktree, SavedIgnored, SavedRaw, SavedAdmin, SavedIndex, SavedBranch, SavedReflog, SavedClaim}
 }
 
 // SavedItem is one saved thing of a backup.

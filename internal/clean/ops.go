@@ -14,11 +14,13 @@ const (
 	// OpSaveWorktree saves a worktree's files, staged, unstaged and
 	// untracked, as a stash-shaped commit; OpSaveIgnored its ignored files
 	// within the budget; OpSaveRaw the bytes of files git would convert on
-	// the way in; OpSaveAdmin what its admin entry holds that no branch does.
+	// the way in; OpSaveAdmin what its admin entry holds that no branch does;
+	// OpSaveIndex the conflict stages of its index's unmerged paths.
 	OpSaveWorktree Op = "save_worktree"
 	OpSaveIgnored  Op = "save_ignored"
 	OpSaveRaw      Op = "save_raw"
 	OpSaveAdmin    Op = "save_admin"
+	OpSaveIndex    Op = "save_index"
 	// OpSaveBranch saves a branch's tip before it is deleted; OpSaveReflog
 	// what only its reflog holds; OpSaveClaim a claim before it is dropped.
 	OpSaveBranch Op = "save_branch"
@@ -53,7 +55,7 @@ const (
 // AllOps lists every Op.
 func AllOps() []Op {
 	return []Op{
-		OpSaveWorktree, OpSaveIgnored, OpSaveRaw, OpSaveAdmin, OpSaveBranch, OpSaveReflog, OpSaveClaim,
+		OpSaveWorktree, OpSaveIgnored, OpSaveRaw, OpSaveAdmin, OpSaveIndex, OpSaveBranch, OpSaveReflog, OpSaveClaim,
 		OpRemoveWorktree, OpPruneWorktree, OpDeleteBranch, OpDropClaim,
 		OpSkipWorktree, OpSkipBranch, OpSkipClaim,
 		OpRestoreBranch, OpRestoreWorktree, OpExpireBackup,

@@ -181,7 +181,8 @@ func (r *restorer) fail(err error) (*Result, error) {
 
 // restoreState puts the saved state into the added worktree: its working files
 // (through index files in tmp), the raw bytes of the files git converts,
-// the index as it was, and HEAD on its branch when it can be.
+// the index as it was (a conflict's stages included), and HEAD on its
+// branch when it can be.
 func (r *restorer) restoreState(ctx context.Context, tmp string) error {
 	if err := r.writeFiles(ctx, tmp); err != nil {
 		return err
@@ -201,7 +202,55 @@ func (r *restorer) restoreState(ctx context.Context, tmp string) error {
 	if _, err := r.in.Run(ctx, "read-tree", indexTree); err != nil {
 		return err
 	}
+	if err := r.restoreStages(ctx); err != nil {
+		return err
+	}
 	return r.setHead(ctx)
+}
+
+// restoreStages puts back the conflict stages of the index's unmerged
+// paths, from the worktree's index/ save of the same clean (saves made
+// before that kind existed, or of an index without a conflict, have none:
+// nothing to do). The save's tree holds each stage at <stage>/<path>; a
+// path's stage-0 entry, should the index hold one, is dropped first, as
+// update-index --index-info asks.
+func (r *restorer) restoreStages(ctx context.Context) error {
+	var stages *SavedItem
+	for _, it := range r.stamp.Saves {
+		if it.Kind == SavedIndex && it.Name == r.pick.Name {
+			stages = it
+		}
+	}
+	if stages == nil {
+		return nil
+	}
+	out, err := r.repo.Run(ctx, "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", stages.Commit)
+	if err != nil {
+		return err
+	}
+	var drop, add strings.Builder
+	dropped := map[string]bool{}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		meta, p, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 {
+			continue
+		}
+		stage, path, ok := strings.Cut(p, "/")
+		if !ok || stage != "1" && stage != "2" && stage != "3" {
+			return fmt.Errorf("%s: %q is no conflict stage", stages.Ref, p)
+		}
+		if !dropped[path] {
+			dropped[path] = true
+			fmt.Fprintf(&drop, "0 %s\t%s\x00", strings.Repeat("0", len(f[2])), path)
+		}
+		fmt.Fprintf(&add, "%s %s %s\t%s\x00", f[0], f[2], stage, path)
+	}
+	if add.Len() == 0 {
+		return nil
+	}
+	_, err = r.in.RunInput(ctx, []byte(drop.String()+add.String()), "update-index", "-z", "--index-info")
+	return err
 }
 
 // writeFiles writes the working files: the saved working tree, then the

@@ -76,7 +76,7 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) ([]gitcmd.RefUpdate
 func (c *cleaner) takeSave(t *Target, r *saved) ([]gitcmd.RefUpdate, error) {
 	w := t.W
 	// One name for every save of this worktree (worktree/, ignored/,
-	// raw/, admin/), so that a restore pairs them without guessing.
+	// raw/, admin/, index/), so that a restore pairs them without guessing.
 	name := strings.TrimPrefix(c.names.name(c.prefix+string(SavedWorktree)+"/", filepath.Base(w.Path)), c.prefix+string(SavedWorktree)+"/")
 	a := &Action{Op: OpSaveWorktree, Task: w.TaskID(), Path: w.Path, Staged: w.Staged, Unstaged: w.Unstaged, Untracked: w.Untracked,
 		Ref: c.prefix + string(SavedWorktree) + "/" + name}
@@ -139,6 +139,12 @@ func (c *cleaner) savedRefs(t *Target, a *Action, name string) []gitcmd.RefUpdat
 		ra := c.add(&Action{Op: OpSaveRaw, Task: w.TaskID(), Path: w.Path, Commit: snap.Raw,
 			Ref: c.prefix + string(SavedRaw) + "/" + name, Reason: fmt.Sprintf("%s git may convert (filter, line endings, ident), as they are on disk", ui.Plural(len(snap.RawPaths), "file"))})
 		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: ra.Ref, New: ra.Commit})
+	}
+	if snap.Stages != "" {
+		xa := c.add(&Action{Op: OpSaveIndex, Task: w.TaskID(), Path: w.Path, Commit: snap.Stages,
+			Ref:    c.prefix + string(SavedIndex) + "/" + name,
+			Reason: fmt.Sprintf("conflict stages (base, ours, theirs) of %s", ui.Plural(snap.Conflicts, "unmerged path"))})
+		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: xa.Ref, New: xa.Commit})
 	}
 	if t.admin != "" {
 		aa := c.add(&Action{Op: OpSaveAdmin, Task: w.TaskID(), Path: w.Path, Commit: t.admin,
@@ -349,11 +355,16 @@ func (c *cleaner) saveAdmin(t *Target, snap *worktree.Snapshot, msg string) (str
 
 // prove walks the stopped worktree and checks that every entry is in the
 // save (or may go: regenerated trees, ignored files past the budget with
-// --drop-ignored). It returns why the worktree must stay, or "".
+// --drop-ignored), and that every entry of its index, at every stage, is
+// in the save too. It returns why the worktree must stay, or "".
 func (c *cleaner) prove(t *Target, snap *worktree.Snapshot) string {
 	plan := snap.IgnoredPlan
+	index := snap.Index
+	if t.W.AdminDir == "" {
+		index = nil // no entry, no index of its own
+	}
 	proof, err := worktree.Prove(worktree.ProveInput{Root: t.aside, Indexes: snap.Indexes, HashLen: c.hashLen,
-		Drop: plan.Drop(c.opts.DropIgnored), Since: t.since, Raw: snap.RawPaths})
+		Drop: plan.Drop(c.opts.DropIgnored), Since: t.since, Raw: snap.RawPaths, Index: index})
 	if err != nil {
 		return "cannot check its save: " + shortErr(err)
 	}

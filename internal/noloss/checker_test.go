@@ -21,8 +21,11 @@ import (
 // The loss checker: what a repository holds before a clean, and whether all
 // of it is still somewhere afterwards. A byte is kept when a file with the
 // same content is in a worktree that still exists, or when its blob is
-// reachable from a ref; a commit is kept when a ref, or a kept worktree's
-// HEAD, per-worktree ref or HEAD reflog, reaches it. Before the clean every
+// reachable from a ref; a blob an index entry names (any stage: a staged
+// version that differs from the file, a conflict's sides) when it is
+// reachable or still named by the index of a worktree that stays; a commit
+// is kept when a ref, or a kept worktree's HEAD, per-worktree ref or HEAD
+// reflog, reaches it. Before the clean every
 // reflog counts; afterwards no other reflog does: a clean that leaves work
 // only in a branch's reflog has left it to expire.
 
@@ -37,10 +40,19 @@ type fileRec struct {
 	blob  string
 }
 
+// indexRec is one index entry that existed before the clean.
+type indexRec struct {
+	gitDir string // the git directory whose index held it
+	stage  string
+	path   string
+	blob   string
+}
+
 type lossSnap struct {
 	common  string
 	extra   []string
 	files   []fileRec
+	index   []indexRec
 	commits map[string]string // id -> where it was seen
 }
 
@@ -112,6 +124,13 @@ func takeSnapshot(repo string, extra []string) (*lossSnap, error) {
 		}
 		gitDirs = append(gitDirs, a)
 	}
+	for _, gd := range gitDirs {
+		entries, err := indexBlobs(gd)
+		if err != nil {
+			return nil, err
+		}
+		s.index = append(s.index, entries...)
+	}
 	// Commits: everything any worktree's refs, HEAD or reflogs reach, and
 	// what an operation in progress names in its state files.
 	var named []string
@@ -139,6 +158,29 @@ func takeSnapshot(repo string, extra []string) (*lossSnap, error) {
 		}
 	}
 	return s, nil
+}
+
+// emptyBlob holds no bytes; it is also what an intent-to-add entry names.
+const emptyBlob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+
+// indexBlobs lists the entries of a git directory's index (every stage)
+// that name a blob: a submodule's commit is in the submodule's repository,
+// and the empty blob holds nothing to lose.
+func indexBlobs(gitDir string) ([]indexRec, error) {
+	out, err := gitOut("", "--git-dir="+gitDir, "ls-files", "--stage", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var recs []indexRec
+	for _, rec := range strings.Split(out, "\x00") {
+		meta, p, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[0] == "160000" || f[1] == emptyBlob {
+			continue
+		}
+		recs = append(recs, indexRec{gitDir: gitDir, stage: f[2], path: p, blob: f[1]})
+	}
+	return recs, nil
 }
 
 var fullID = regexp.MustCompile(`\b[0-9a-f]{40}\b`)
@@ -194,6 +236,7 @@ func lossesOf(s *lossSnap, repo string) []string {
 		}
 	}
 	present := map[string]bool{}
+	indexed := map[string]bool{} // blobs the index of a kept worktree names
 	reach := map[string]bool{}
 	gitDirs := map[string]bool{}
 	if testbin.Exists(s.common) {
@@ -217,6 +260,11 @@ func lossesOf(s *lossSnap, repo string) []string {
 		}
 	}
 	for gd := range gitDirs {
+		if recs, err := indexBlobs(gd); err == nil {
+			for _, r := range recs {
+				indexed[r.blob] = true
+			}
+		}
 		// Objects reachable from refs (refs/taskclean included), from the
 		// HEAD and per-worktree refs of each kept worktree, and from the
 		// HEAD reflog of a kept worktree (it is still in that worktree);
@@ -236,6 +284,11 @@ func lossesOf(s *lossSnap, repo string) []string {
 	for _, f := range s.files {
 		if !present[f.blob] && !reach[f.blob] {
 			lost = append(lost, fmt.Sprintf("file %s (blob %s)", filepath.Join(f.where, f.rel), f.blob))
+		}
+	}
+	for _, e := range s.index {
+		if !reach[e.blob] && !indexed[e.blob] && !present[e.blob] {
+			lost = append(lost, fmt.Sprintf("index entry %s stage %s of %s (blob %s)", e.path, e.stage, e.gitDir, e.blob))
 		}
 	}
 	for id, where := range s.commits {
@@ -385,9 +438,9 @@ func gitIn(dir, stdin string, args ...string) (string, error) {
 }
 
 // TestNoLossCheckerSeesLoss proves the checker can fail: a dirty worktree
-// deleted by hand and pruned loses its files, its admin state and the
-// commit only its HEAD reflog held; the same repository untouched loses
-// nothing.
+// deleted by hand and pruned loses its files, its admin state, the commit
+// only its HEAD reflog held and the blob only its index held (a file
+// staged, then edited again); the same repository untouched loses nothing.
 func TestNoLossCheckerSeesLoss(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
@@ -405,6 +458,10 @@ func TestNoLossCheckerSeesLoss(t *testing.T) {
 		deep = filepath.Join(deep, strings.Repeat("d", 100))
 	}
 	testbin.WriteFile(t, filepath.Join(deep, "deep.txt"), "deep work\n")
+	testbin.WriteFile(t, filepath.Join(wt, "index-only.txt"), "only in the index\n")
+	git(t, wt, "add", "index-only.txt")
+	testbin.WriteFile(t, filepath.Join(wt, "index-only.txt"), "on disk\n")
+	indexOnly := blobID([]byte("only in the index\n"))
 	snap := snapshotForLoss(t, repo)
 
 	if lost := lossesOf(snap, repo); len(lost) != 0 {
@@ -423,6 +480,7 @@ func TestNoLossCheckerSeesLoss(t *testing.T) {
 		filepath.Join(deep, "deep.txt"),
 		filepath.Join("worktrees", filepath.Base(wt), "refs", "worktree", "keep"),
 		"commit " + lostCommit,
+		"index entry index-only.txt stage 0 of " + filepath.Join(repo, ".git", "worktrees", filepath.Base(wt)) + " (blob " + indexOnly + ")",
 	} {
 		if !strings.Contains(lost, want) {
 			t.Errorf("the checker does not report %s as lost; it reports:\n%s", want, lost)

@@ -21,7 +21,8 @@ type Unproven struct {
 	Why  string // short: "not saved", "differs from the save", "cannot read: ...", "path too long", "embedded repository", "changed during the clean"
 }
 
-// Why values of Unproven, other than "cannot read: <error>".
+// Why values of Unproven, other than "cannot read: <error>" and
+// WhyStageNotSaved's.
 const (
 	WhyNotSaved   = "not saved"
 	WhyDiffers    = "differs from the save"
@@ -29,7 +30,21 @@ const (
 	WhyEmbedded   = "embedded repository"
 	WhyChanged    = "changed during the clean"
 	whyCannotRead = "cannot read: "
+	// WhyStagedNotSaved: an index entry of stage 0 (what is staged) that
+	// the save does not hold.
+	WhyStagedNotSaved = "staged version not saved"
 )
+
+// IndexUnproven is the Path of an Unproven that is about the worktree's
+// index file itself (it changed since the save read it, or cannot be
+// read), not about one of its entries.
+const IndexUnproven = "the index"
+
+// WhyStageNotSaved is why a conflict stage (1, 2 or 3) of an index entry
+// is Unproven.
+func WhyStageNotSaved(stage int) string {
+	return fmt.Sprintf("conflict stage %d (%s) not saved", stage, [...]string{"", "base", "ours", "theirs"}[stage&3])
+}
 
 // ProveInput says which directory to check against which saved indexes.
 type ProveInput struct {
@@ -55,6 +70,17 @@ type ProveInput struct {
 	// (a writer is active). Zero: not checked. The root itself is checked by
 	// mtime only, since renaming it sets its ctime.
 	Since time.Time
+	// Index is what the save read of the worktree's own index and holds
+	// of it (nil: not checked). Every entry, at every stage, must be held
+	// with its mode and id, and the index file must be as it was when the
+	// save read it. Intent-to-add entries are left out: they hold no
+	// content (their file is proven with the others). A submodule's entry
+	// (a gitlink) is held like any other, its commit id in the save's
+	// tree; the commit itself is in the submodule's own repository, not in
+	// this one, and is no more the save's to keep than it is git's (a
+	// checkout of it inside the worktree is an embedded repository, which
+	// keeps the worktree).
+	Index *IndexSave
 }
 
 // Proof is what Prove found.
@@ -126,6 +152,9 @@ func Prove(in ProveInput) (*Proof, error) {
 	}
 	if err := p.dir(in.Root, ""); err != nil {
 		return nil, fmt.Errorf("prove: %w", err)
+	}
+	if in.Index != nil {
+		p.proof.Unproven = append(p.proof.Unproven, ProveIndex(in.Index)...)
 	}
 	sort.Slice(p.proof.Unproven, func(i, j int) bool { return p.proof.Unproven[i].Path < p.proof.Unproven[j].Path })
 	sort.Strings(p.proof.Dropped)
@@ -365,4 +394,75 @@ func (p *prover) hash(abs string, fi fs.FileInfo) (string, error) {
 		return "", errProveChanged // grown while read
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ProveIndex checks that a save holds every entry of the worktree's own
+// index (every stage; intent-to-add entries aside, see ProveInput.Index)
+// with its mode and id, and that the index file is still what the save
+// read: it returns what is not so. It compares in memory the entries the
+// save read with those it holds, both in the index's order (by path, then
+// stage), and takes one stat of the index file.
+func ProveIndex(ix *IndexSave) []Unproven {
+	if ix.Err != nil {
+		return []Unproven{{Path: IndexUnproven, Why: proveWhy(ix.Err)}}
+	}
+	var out []Unproven
+	now, err := os.Stat(ix.File)
+	if err != nil && !os.IsNotExist(err) {
+		return []Unproven{{Path: IndexUnproven, Why: proveWhy(err)}}
+	}
+	if !proveSameFile(ix.Stat, now) {
+		out = append(out, Unproven{Path: IndexUnproven, Why: WhyChanged})
+	}
+	held := ix.Held
+	for i := range ix.Entries {
+		e := &ix.Entries[i]
+		if e.IntentToAdd {
+			continue
+		}
+		// Skip the held entries that sort before e (none, when the save
+		// holds exactly the index).
+		for len(held) > 0 && proveIndexLess(&held[0], e) {
+			held = held[1:]
+		}
+		if len(held) > 0 && held[0].Path == e.Path && held[0].Stage == e.Stage &&
+			held[0].Mode == e.Mode && held[0].OID == e.OID {
+			held = held[1:]
+			continue
+		}
+		why := WhyStagedNotSaved
+		if e.Stage != 0 {
+			why = WhyStageNotSaved(e.Stage)
+		}
+		out = append(out, Unproven{Path: e.Path, Why: why})
+	}
+	return out
+}
+
+// proveIndexLess is the index's order: by path (bytes), then stage.
+func proveIndexLess(a, b *IndexEntry) bool {
+	if a.Path != b.Path {
+		return a.Path < b.Path
+	}
+	return a.Stage < b.Stage
+}
+
+// proveSameFile says whether two stats (nil: no file) are of the same,
+// unchanged file: size, modification and change times, and inode (git
+// writes an index anew and renames it into place).
+func proveSameFile(a, b os.FileInfo) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) {
+		return false
+	}
+	sa, okA := a.Sys().(*syscall.Stat_t)
+	sb, okB := b.Sys().(*syscall.Stat_t)
+	if !okA || !okB {
+		return okA == okB
+	}
+	_, _, acs, acn := statTimes(sa)
+	_, _, bcs, bcn := statTimes(sb)
+	return sa.Ino == sb.Ino && sa.Dev == sb.Dev && acs == bcs && acn == bcn
 }

@@ -79,6 +79,15 @@ type Snapshot struct {
 	// Indexes are the index files whose entries are in the save: what a
 	// proof compares the worktree against.
 	Indexes []string
+	// Index is what the save read of the worktree's own index and what it
+	// holds of it: what a proof compares that index against.
+	Index *IndexSave
+	// Stages is a commit whose tree holds the conflict stages of the
+	// index's unmerged paths, each at <stage>/<path> with its mode and
+	// blob (1 the common ancestor, 2 ours, 3 theirs); "" when there are
+	// none. Conflicts counts those paths.
+	Stages    string
+	Conflicts int
 }
 
 // Save commits a worktree's uncommitted work, its untracked files and its
@@ -160,6 +169,9 @@ type saver struct {
 	// treeAttrs says whether the worktree may hold a .gitattributes file
 	// (what saveRaw asks), set once the status is read.
 	treeAttrs bool
+	// ownStat is the stat data of the worktree's own index when it was
+	// copied (nil when there was none).
+	ownStat os.FileInfo
 }
 
 // startSave copies the worktree's index into the save's folder and sets up
@@ -167,16 +179,18 @@ type saver struct {
 // the copy and never on the worktree's own index.
 func startSave(ctx context.Context, repo *gitcmd.Repo, in SaveInput) (*saver, error) {
 	s := &saver{ctx: ctx, in: in, snap: &Snapshot{}, idx: filepath.Join(in.TmpDir, "index"), attrsKnown: true}
-	if err := copyFile(filepath.Join(in.AdminDir, "index"), s.idx); err != nil && !os.IsNotExist(err) {
+	own := filepath.Join(in.AdminDir, "index")
+	// Its stat data before the copy: an index written during the copy
+	// or after it differs from it (the proof compares).
+	s.ownStat, _ = os.Stat(own)
+	if err := copyFile(own, s.idx); err != nil && !os.IsNotExist(err) {
 		return nil, s.fail("copy index", err)
-	} else if err == nil {
+	} else if err == nil && s.ownStat != nil {
 		// The copy keeps the index's time: git (and the proof) tell a
 		// racily clean entry, one written in the index's last second, by
 		// comparing with it; a fresh time would make such an entry look
 		// clean and a same-second edit go unsaved.
-		if fi, err := os.Stat(filepath.Join(in.AdminDir, "index")); err == nil {
-			os.Chtimes(s.idx, fi.ModTime(), fi.ModTime())
-		}
+		os.Chtimes(s.idx, s.ownStat.ModTime(), s.ownStat.ModTime())
 	}
 	// Git runs in the worktree's directory with the copied index; objects
 	// are written to the repository. Without a directory, from the
@@ -242,8 +256,12 @@ func (s *saver) writeTree(file string) (string, error) {
 // untracked or ignored to save.
 func (s *saver) saveIndexOnly() error {
 	in, snap := s.in, s.snap
-	indexTree, err := s.git(s.idx, nil, "write-tree")
-	if err != nil || in.Head != "" && indexTree == treeOf(s.ctx, s.r, in.Head) {
+	if err := s.writeIndexWhole(); err != nil {
+		return err
+	}
+	// A conflict's stages are saved beside the index's tree.
+	indexTree, err := s.indexTree()
+	if err != nil || snap.Stages == "" && in.Head != "" && indexTree == treeOf(s.ctx, s.r, in.Head) {
 		tree := in.Head + "^{tree}"
 		if in.Head == "" {
 			if tree, err = s.git(s.idx, []byte{}, "mktree"); err != nil {
@@ -269,13 +287,17 @@ func (s *saver) saveIndexOnly() error {
 }
 
 // writeIndexWhole writes a split or sparse index copy out whole, so that
-// the proof (and ReadIndex here) can read it.
+// the proof (and ReadIndex here) can read it, and reads its entries: the
+// worktree's index as the save found it.
 func (s *saver) writeIndexWhole() error {
-	if _, err := ReadIndex(s.idx, s.in.HashLen); errors.Is(err, ErrIndexUnsupported) {
+	entries, err := ReadIndex(s.idx, s.in.HashLen)
+	if errors.Is(err, ErrIndexUnsupported) {
 		if _, err := s.git(s.idx, nil, "update-index", "--no-split-index"); err != nil {
 			return s.fail("write the index whole", err)
 		}
+		entries, err = ReadIndex(s.idx, s.in.HashLen)
 	}
+	s.readOwnIndex(entries, err)
 	return nil
 }
 
@@ -349,6 +371,12 @@ func (s *saver) saveHeadOnly() error {
 	if err := s.saveRaw(); err != nil {
 		return s.fail("raw bytes", err)
 	}
+	// Nothing staged: the status found the index's entries those of
+	// HEAD's tree (an unborn HEAD's is the index's own, below), and no
+	// conflict.
+	if ix := s.snap.Index; ix.Err == nil && !unmerged(ix.Entries) {
+		ix.Held = heldEntries(ix.Entries)
+	}
 	tree := s.in.Head + "^{tree}"
 	var err error
 	if s.in.Head == "" {
@@ -392,23 +420,19 @@ func (s *saver) saveStash(untracked []string) error {
 	return nil
 }
 
-// indexAndWorkTrees writes the index copy's tree, then adds the tracked
-// files' changes to the copy and writes the working tree's. An index with
-// conflicts has no tree of its own; the working tree's then stands for it
-// (the conflict's sides are commits the admin save keeps).
+// indexAndWorkTrees writes the index copy's tree (with a conflict, its
+// stage-0 entries', and the stages beside it: see indexTree), then adds the
+// tracked files' changes to the copy and writes the working tree's (a
+// conflicted file as it is on disk, its markers included).
 func (s *saver) indexAndWorkTrees() (indexTree, workTree string, err error) {
-	indexTree, ierr := s.writeTree(s.idx)
-	if ierr != nil && !strings.Contains(ierr.Error(), "unmerged") {
-		return "", "", s.fail("index tree", ierr)
+	if indexTree, err = s.indexTree(); err != nil {
+		return "", "", s.fail("index tree", err)
 	}
 	if _, err := s.git(s.idx, nil, "add", "--update", "--", "."); err != nil {
 		return "", "", s.fail("add changes", err)
 	}
 	if workTree, err = s.writeTree(s.idx); err != nil {
 		return "", "", s.fail("working tree", err)
-	}
-	if ierr != nil {
-		indexTree = workTree
 	}
 	return indexTree, workTree, nil
 }

@@ -13,13 +13,12 @@ import (
 // index it notes whether a .gitattributes file is among its entries. A
 // step of its own: it changes the copy before the status reads it.
 func (s *saver) clearHidden() error {
-	entries, err := ReadIndex(s.idx, s.in.HashLen)
+	// The entries writeIndexWhole read (none when there is no index).
+	entries, err := s.snap.Index.Entries, s.snap.Index.Err
 	var hidden []string
 	switch {
 	case err == nil:
 		hidden = s.hiddenInEntries(entries)
-	case os.IsNotExist(err):
-		return nil
 	default:
 		s.attrsKnown = false
 		if hidden, err = s.hiddenByGit(); err != nil {

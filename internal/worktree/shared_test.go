@@ -113,6 +113,7 @@ func TestSaveSharedEqualsAlone(t *testing.T) {
 				{"commit", alone.Commit, withShared.Commit},
 				{"ignored", alone.Ignored, withShared.Ignored},
 				{"raw", alone.Raw, withShared.Raw},
+				{"stages", alone.Stages, withShared.Stages},
 			} {
 				if c.a != c.b {
 					t.Errorf("%s: alone %s, shared %s\nalone:\n%s\nshared:\n%s", c.what, c.a, c.b,
@@ -123,6 +124,9 @@ func TestSaveSharedEqualsAlone(t *testing.T) {
 				alone.Untracked != withShared.Untracked || alone.Hidden != withShared.Hidden ||
 				len(alone.RawPaths) != len(withShared.RawPaths) {
 				t.Errorf("counts differ: alone %+v, shared %+v", alone, withShared)
+			}
+			if (tc.name == "conflict") != (alone.Stages != "") {
+				t.Errorf("stages %q: a commit only with a conflict", alone.Stages)
 			}
 			if tc.name == "converted" && alone.Raw == "" {
 				t.Error("fixture: nothing was saved raw")

@@ -71,6 +71,17 @@ func (w *TreeWriter) IndexTree(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errTreeDeclined, err)
 	}
+	return w.EntriesTree(entries)
+}
+
+// EntriesTree returns the id of the tree of index entries already read (an
+// index file's, or entries made up as one: a conflict's stages under
+// folders of their own), written to the repository as IndexTree writes
+// it. An error wrapping errTreeDeclined asks for write-tree.
+func (w *TreeWriter) EntriesTree(entries []IndexEntry) (string, error) {
+	if w == nil {
+		return "", errTreeDeclined
+	}
 	root, err := buildTree(entries, w.hashLen)
 	if err != nil {
 		return "", err

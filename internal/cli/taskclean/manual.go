@@ -117,7 +117,8 @@ func Manual() *manpage.Page {
 			}},
 			{Title: "FILES", Blocks: []manpage.Block{
 				manpage.Item{Tag: "`refs/taskclean/<run>/<stamp>/...`", Text: "Each clean's saves: `worktree/<name>` " +
-					"(a stash-shaped commit), `ignored/<name>`, `raw/<name>`, `admin/<name>`, `branch/<name>`, " +
+					"(a stash-shaped commit), `ignored/<name>`, `raw/<name>`, `admin/<name>`, `index/<name>` (an " +
+					"unmerged index's conflict stages, as `1/<path>`, `2/<path>`, `3/<path>`), `branch/<name>`, " +
 					"the claims it dropped."},
 				manpage.Item{Tag: "`refs/taskclaims/<run>/<id>`", Text: "Task claims (see git-taskresume(1)): a clean " +
 					"drops expired claims and those of tasks it removes, saving them."},

@@ -168,6 +168,8 @@ func render(w io.Writer, res *clean.Result, cwd string, style ui.Style) {
 			fmt.Fprintf(w, "%ssave %s of %s as %s\n", would, ui.Plural(len(a.Ignored), "ignored file"), rel(a.Path), a.Ref)
 		case clean.OpSaveRaw:
 			fmt.Fprintf(w, "%ssave the bytes of %s as %s\n", would, q(a.Reason), a.Ref)
+		case clean.OpSaveIndex:
+			fmt.Fprintf(w, "%ssave the %s in the index of %s as %s\n", would, q(a.Reason), rel(a.Path), a.Ref)
 		case clean.OpSaveAdmin:
 			if a.Done || res.DryRun { // a restore lists the kept admin state as a note (not done)
 				fmt.Fprintf(w, "%ssave the %s of %s as %s\n", would, q(a.Reason), rel(a.Path), a.Ref)
