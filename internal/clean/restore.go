@@ -61,8 +61,9 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 }
 
 // chooseSave finds the save --restore names (a task id or a path) among
-// the run's saves: the newest of the most complete ones. It refuses, before
-// anything changes, when there is none or something is at its path.
+// the run's saves: the newest of the most complete ones, or with --from
+// the one that clean made (saveFrom). It refuses, before anything changes,
+// when there is none or something is at its path.
 func chooseSave(ctx context.Context, repo *gitcmd.Repo, opts Options) (*SavedItem, *Backup, error) {
 	all, err := readBackups(ctx, repo, opts.Run)
 	if err != nil {
@@ -81,6 +82,11 @@ func chooseSave(ctx context.Context, repo *gitcmd.Repo, opts Options) (*SavedIte
 			it.Task == "" && filepath.Base(it.Path) == resume.WorktreeName(opts.Run, want))
 	}
 	pick, pickStamp := newestSave(all, matches)
+	if opts.From != "" {
+		if pick, pickStamp = saveFrom(all, opts.From, matches); pick == nil {
+			return nil, nil, fromError(all, opts)
+		}
+	}
 	if pick == nil {
 		return nil, nil, exit.BadInput("--restore %s: no saved worktree of run %s has that task or path (list them with: git taskclean --run %s --backups)", want, opts.Run, opts.Run)
 	}
