@@ -269,3 +269,20 @@ func TestNoLossRestoreFromRefused(t *testing.T) {
 		}
 	}
 }
+
+// The clean's closing line names its own stamp in the undo it offers:
+// "--undo" alone is the last clean, another one once the run is cleaned
+// again, and the line is read in logs long after.
+func TestNoLossCleanOffersItsOwnUndo(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	makeDirty(t, addWorktree(t, repo, "2.2"), "own")
+	r := taskclean(repo)
+	m := regexp.MustCompile(`(?m)^saved under refs/taskclean/` + run + `/(\S+)/; undo with: (.*)$`).FindStringSubmatch(r.Stdout)
+	if r.Code != 0 || m == nil {
+		t.Fatalf("the clean: exit %d, no closing line\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if want := "git taskclean --run " + run + " --undo " + m[1]; m[2] != want {
+		t.Errorf("the clean offers %q, want %q", m[2], want)
+	}
+}

@@ -255,7 +255,9 @@ func render(w io.Writer, res *clean.Result, cwd string, style ui.Style) {
 		fmt.Fprintln(w, line)
 	}
 	if res.Backup != "" && !res.DryRun && hasSaves(res) {
-		fmt.Fprintf(w, "saved under %s; undo with: git taskclean --run %s --undo\n", res.Backup, res.RunID)
+		// By its stamp, as --undo prints --from: "--undo" alone is the last
+		// clean, another one once the run is cleaned again.
+		fmt.Fprintf(w, "saved under %s; undo with: git taskclean --run %s --undo %s\n", res.Backup, res.RunID, res.Stamp)
 	}
 }
 
