@@ -87,7 +87,7 @@ func Manual() *manpage.Page {
 					Long: "With `--restore`: bring back the save of that task or path that clean STAMP made (the stamps " +
 						"`--backups` lists), not the newest, so that a path saved by two cleans has a command for each. " +
 						"A clean interrupted and the rerun that finished it are one clean: either stamp finds the save " +
-						"in either (the clean's own first, unless it holds only HEAD and the other holds the work)."},
+						"in either (the clean's own when it has one, else the most complete, newest of the other's)."},
 				manpage.Option{Names: []string{"--backups"}, Short: "list every saved clean of the run and what it holds",
 					Long: "List every saved clean of the run, newest last, and what each holds: each saved worktree with " +
 						"the command that restores exactly that save."},
