@@ -25,7 +25,8 @@ function __git_taskclean_run
     echo $run
 end
 
-# The stamps of the run's saved cleans, newest first (--undo's optional word).
+# The stamps of the run's saved cleans, newest first (--undo's optional word,
+# --from's value).
 function __git_taskclean_stamps
     set -l run (__git_taskclean_run)
     test -n "$run"; or return
@@ -44,6 +45,7 @@ complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l bac
 complete -c git-taskclean -l undo -d 'Put back what the last clean (or the clean STAMP) deleted'
 complete -c git-taskclean -n '__git_taskresume_prev_is --undo' -a '(__git_taskclean_stamps)' -d 'Stamp of the clean to undo'
 complete -c git-taskclean -l restore -x -a '(__git_taskresume_tasks (__git_taskclean_run))' -d 'Bring back the saved worktree of task ID or PATH'
+complete -c git-taskclean -n '__fish_seen_argument -l restore' -l from -x -a '(__git_taskclean_stamps)' -d 'With --restore: the save the clean STAMP made'
 complete -c git-taskclean -l backups -d 'List every saved clean of the run and what it holds'
 complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l ignore-live -d 'Also save and remove worktrees in which a live process works'
 complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l drop-ignored -d 'Let ignored files past the save budget go unsaved'

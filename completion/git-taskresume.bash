@@ -15,6 +15,14 @@ __git_taskresume_tasks () {
 	git taskresume "$1" --json 2>/dev/null | sed -n 's/^ *"id": "\(.*\)",$/\1/p'
 }
 
+# The stamps of the run's saved cleans, newest first: --undo's optional word
+# and --from's value.
+__git_taskclean_stamps () {
+	[ -n "$1" ] || return
+	git for-each-ref --format='%(refname)' "refs/taskclean/$1/" 2>/dev/null |
+		sed -n 's|^refs/taskclean/[^/]*/\([^/]*\)/.*$|\1|p' | sort -ru
+}
+
 _git_taskresume () {
 	case "$cur" in
 	--plan=*|--base=*|--remote=*|--from-phase=*)
@@ -41,11 +49,21 @@ _git_taskclean () {
 	--task=*)
 		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#--task=}"
 		return ;;
+	--restore=*)
+		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#--restore=}"
+		return ;;
+	--from=*)
+		__gitcomp_nl "$(__git_taskclean_stamps "$run")" "" "${cur#--from=}"
+		return ;;
 	-*)
 		local w
 		for w in "${words[@]}"; do
 			case "$w" in
-			--undo | --restore | --restore=* | --backups | --expire-backups | --expire-backups=*)
+			--restore | --restore=*)
+				# --from names the clean whose save --restore brings back.
+				__gitcomp "--run= --from= --dry-run --json --help"
+				return ;;
+			--undo | --backups | --expire-backups | --expire-backups=*)
 				# These modes take none of the clean's own flags.
 				__gitcomp "--run= --dry-run --json --help"
 				return ;;
@@ -56,6 +74,7 @@ _git_taskclean () {
 	esac
 	case "$prev" in
 	--run) __gitcomp_nl "$(__git_taskresume_runs)" ;;
-	--task) __gitcomp_nl "$(__git_taskresume_tasks "$run")" ;;
+	--task | --restore) __gitcomp_nl "$(__git_taskresume_tasks "$run")" ;;
+	--undo | --from) __gitcomp_nl "$(__git_taskclean_stamps "$run")" ;;
 	esac
 }

@@ -55,6 +55,9 @@ type SavedItem struct {
 	// Head and Branch are what the saved worktree's HEAD was.
 	Head   string `json:"head,omitempty"`
 	Branch string `json:"branch,omitempty"`
+	// Command restores exactly this save (a saved worktree, with
+	// --backups): --restore PATH --from its clean.
+	Command string `json:"command,omitempty"`
 	// Parents of the saved commit (a worktree save's index and untracked
 	// files are its second and third).
 	Parents []string `json:"-"`
@@ -118,6 +121,15 @@ func Backups(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 	bs, err := readBackups(ctx, repo, opts.Run)
 	if err != nil {
 		return nil, err
+	}
+	for _, b := range bs {
+		for _, it := range b.Saves {
+			if it.Kind == SavedWorktree {
+				// By path and stamp: exactly this save, whatever other
+				// clean saved the same path or task (saveFrom).
+				it.Command = restoreFromCmd(opts.Run, it.Path, b.Stamp)
+			}
+		}
 	}
 	return &Result{RunID: opts.Run, Actions: []*Action{}, Backups: bs}, nil
 }

@@ -60,6 +60,9 @@ type Options struct {
 	Stamp string
 	// Restore is the task id or path --restore brings back.
 	Restore string
+	// From is the clean whose save --restore brings back ("" for the most
+	// complete, newest of all).
+	From string
 	// Budget bounds the ignored files saved per worktree.
 	Budget worktree.Budget
 }

@@ -18,11 +18,12 @@ import (
 )
 
 // Restore brings a saved worktree back, given its task id or its path: the
-// newest of its most complete saves (work over HEAD only). It recreates the
-// worktree at its path, on its branch when that branch exists, points where
-// the save's HEAD did and is checked out nowhere else (else detached at the
-// saved HEAD; an unborn branch stays unborn), then puts back its index, its
-// working files, its untracked files and its saved ignored files.
+// newest of its most complete saves (work over HEAD only), or the one clean
+// opts.From made. It recreates the worktree at its path, on its branch when
+// that branch exists, points where the save's HEAD did and is checked out
+// nowhere else (else detached at the saved HEAD; an unborn branch stays
+// unborn), then puts back its index, its working files, its untracked files
+// and its saved ignored files.
 func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
 	pick, pickStamp, err := chooseSave(ctx, repo, opts)
 	if err != nil {
@@ -61,8 +62,9 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 }
 
 // chooseSave finds the save --restore names (a task id or a path) among
-// the run's saves: the newest of the most complete ones. It refuses, before
-// anything changes, when there is none or something is at its path.
+// the run's saves: the newest of the most complete ones, or with --from
+// the one that clean made (saveFrom). It refuses, before anything changes,
+// when there is none or something is at its path.
 func chooseSave(ctx context.Context, repo *gitcmd.Repo, opts Options) (*SavedItem, *Backup, error) {
 	all, err := readBackups(ctx, repo, opts.Run)
 	if err != nil {
@@ -80,14 +82,26 @@ func chooseSave(ctx context.Context, repo *gitcmd.Repo, opts Options) (*SavedIte
 		return it.Kind == SavedWorktree && (sameTask || filepath.Clean(it.Path) == abs ||
 			it.Task == "" && filepath.Base(it.Path) == resume.WorktreeName(opts.Run, want))
 	}
+	if opts.From != "" {
+		pick, pickStamp := saveFrom(all, opts.From, matches)
+		if pick == nil {
+			return nil, nil, fromError(all, opts)
+		}
+		return pick, pickStamp, freePath(want, pick)
+	}
 	pick, pickStamp := newestSave(all, matches)
 	if pick == nil {
 		return nil, nil, exit.BadInput("--restore %s: no saved worktree of run %s has that task or path (list them with: git taskclean --run %s --backups)", want, opts.Run, opts.Run)
 	}
+	return pick, pickStamp, freePath(want, pick)
+}
+
+// freePath refuses a restore whose path is taken: nothing is written over.
+func freePath(want string, pick *SavedItem) error {
 	if _, err := os.Lstat(pick.Path); err == nil {
-		return nil, nil, exit.BadInput("--restore %s: %s exists; move it away first (nothing was changed)", want, pick.Path)
+		return exit.BadInput("--restore %s: %s exists; move it away first (nothing was changed)", want, pick.Path)
 	}
-	return pick, pickStamp, nil
+	return nil
 }
 
 // restorer carries one restore through its steps: the save chosen, the

@@ -396,9 +396,15 @@ func (c *cleaner) prove(t *Target, snap *worktree.Snapshot) string {
 // in a run id, so run x1's prefix is no prefix of run x1-a's.
 func tmpPrefix(run string) string { return "taskclean-tmp-" + run + "@" }
 
-// restoreCommand is the one command that brings a saved worktree back.
+// restoreCommand is the one command that brings a saved worktree back:
+// the save of this clean (--from its stamp), which a later clean of the
+// same path would otherwise hide. A dry run records nothing under its
+// stamp, so its command names no clean.
 func (c *cleaner) restoreCommand(path string) string {
-	return restoreCmd(c.opts.Run, path)
+	if c.opts.DryRun || c.res.Stamp == "" {
+		return restoreCmd(c.opts.Run, path)
+	}
+	return restoreFromCmd(c.opts.Run, path, c.res.Stamp)
 }
 
 func restoreCmd(run, path string) string {

@@ -152,8 +152,12 @@ func undoBranches(res *Result, chain []*Backup, existing map[string]string) []gi
 
 // undoWorktrees adds, for each worktree the chain saved, in the order first
 // seen, the command that restores it from the most complete of its saves.
+// The command names that save's clean (--from): --restore PATH alone takes
+// the newest save of the path, which a later clean of the same path makes
+// another one, so only --from brings back the save this clean made.
 func undoWorktrees(res *Result, chain []*Backup, run string) {
 	best := map[string]*SavedItem{}
+	bestClean := map[string]*Backup{}
 	var paths []string
 	for _, b := range chain {
 		for _, it := range b.Saves {
@@ -164,14 +168,14 @@ func undoWorktrees(res *Result, chain []*Backup, run string) {
 				if !ok {
 					paths = append(paths, it.Path)
 				}
-				best[it.Path] = it
+				best[it.Path], bestClean[it.Path] = it, b
 			}
 		}
 	}
 	for _, p := range paths {
 		it := best[p]
 		res.Actions = append(res.Actions, &Action{Op: OpRestoreWorktree, Path: p, Task: it.Task, Ref: it.Ref, Commit: it.Commit,
-			Command: restoreCmd(run, p)})
+			Command: restoreFromCmd(run, p, bestClean[p].Stamp)})
 	}
 }
 

@@ -245,19 +245,35 @@ func (f *interruptFinder) inSaves(saves []savedWorktree, run string) {
 			}
 			done[n] = true
 			if s.work {
+				// --from names this save's clean: --restore alone takes
+				// the newest save of the task, which a later clean of it
+				// (at other commits) would make another one. The path,
+				// when the task is missing or that clean saved another
+				// worktree of the task too.
 				what := s.task
-				if what == "" {
+				if what == "" || sameTaskSaved(saves, s) {
 					what = ui.ShellQuote(s.path)
 				}
 				since := "and the branch has not moved since"
 				if copied[n] {
 					since = fmt.Sprintf("at copies of the commits its branch %s adds (restacked since)", n)
 				}
-				f.out[n] = interruption{why: fmt.Sprintf("git taskclean saved its worktree %s with uncommitted changes (%s) %s; restore it with: git taskclean --run %s --restore %s",
-					s.path, s.stamp, since, run, what)}
+				f.out[n] = interruption{why: fmt.Sprintf("git taskclean saved its worktree %s with uncommitted changes (%s) %s; restore it with: git taskclean --run %s --restore %s --from %s",
+					s.path, s.stamp, since, run, what, s.stamp)}
 			}
 		}
 	}
+}
+
+// sameTaskSaved says whether the clean that made save s also saved another
+// worktree of its task (at another path): the task then names either.
+func sameTaskSaved(saves []savedWorktree, s savedWorktree) bool {
+	for _, o := range saves {
+		if o.stamp == s.stamp && o.task == s.task && o.path != s.path {
+			return true
+		}
+	}
+	return false
 }
 
 // sortedSet lists the keys of a set, sorted.

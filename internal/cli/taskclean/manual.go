@@ -30,7 +30,8 @@ func Manual() *manpage.Page {
 					"checked against the save. What cannot be proved saved keeps the worktree. A deleted branch's tip " +
 					"is saved too. All of a clean's saves are written in one ref transaction: before it, nothing was removed."),
 				manpage.Para("`--undo` puts the deleted branches back and prints how to restore each saved worktree; " +
-					"`--restore` brings a saved worktree back; `--backups` lists what is saved. Saves stay until " +
+					"`--restore` brings a saved worktree back (`--from STAMP`: the save clean STAMP made); `--backups` " +
+					"lists what is saved, each saved worktree with the command that restores it. Saves stay until " +
 					"`--expire-backups` drops them."),
 				manpage.Para("One clean of a run runs at a time (a lock in the git directory, released when the process " +
 					"ends). After a crash, run the same command again: it finishes or puts back what the interrupted clean left."),
@@ -76,12 +77,21 @@ func Manual() *manpage.Page {
 				manpage.Sub("Getting things back"),
 				manpage.Option{Names: []string{"--undo"}, Short: "put back the branches the last clean deleted",
 					Long: "Put back the branches the last clean of the run deleted (or clean STAMP, given after it), never " +
-						"moving an existing branch, and print the `--restore` command for each saved worktree."},
-				manpage.Option{Names: []string{"--restore"}, Arg: "TASK|PATH", Short: "bring back the saved worktree of a task or path",
+						"moving an existing branch, and print for each saved worktree the command that brings back that " +
+						"clean's save of it: `--restore PATH --from STAMP`."},
+				manpage.Option{Names: []string{"--restore"}, Arg: "TASK|PATH", Short: "bring back a task's or path's save [--from STAMP]",
 					Long: "Bring back the saved worktree of task TASK, or the one that was at PATH, from its most complete " +
-						"save: files, index, untracked and saved ignored files, on its branch when it can be."},
+						"save (the newest of those, unless `--from` names another): files, index, untracked and saved " +
+						"ignored files, on its branch when it can be."},
+				// -h has one screen: --from is on --restore's line.
+				manpage.Option{Names: []string{"--from"}, Arg: "STAMP", NoSummary: true,
+					Long: "With `--restore`: bring back the save of that task or path that clean STAMP made (the stamps " +
+						"`--backups` lists), not the newest, so that a path saved by two cleans has a command for each. " +
+						"A clean interrupted and the rerun that finished it are one clean: either stamp finds the save " +
+						"in either (the clean's own when it has one, else the most complete, newest of the other's)."},
 				manpage.Option{Names: []string{"--backups"}, Short: "list every saved clean of the run and what it holds",
-					Long: "List every saved clean of the run, newest last, and what each holds."},
+					Long: "List every saved clean of the run, newest last, and what each holds: each saved worktree with " +
+						"the command that restores exactly that save."},
 				manpage.Option{Names: []string{"--expire-backups"}, Arg: "DURATION", Short: "only delete saved cleans older than DURATION",
 					Long: "Only delete the run's saved cleans older than DURATION (`30d`, `720h`), printing what goes."},
 				manpage.Sub("Help"),
@@ -110,6 +120,8 @@ func Manual() *manpage.Page {
 				manpage.Code{"git taskclean --run x1y2z3 --task 2.2", "git taskclean --run x1y2z3 --all"},
 				manpage.Para("Changed your mind: put the branches back, then a saved worktree with its uncommitted work:"),
 				manpage.Code{"git taskclean --run x1y2z3 --undo", "git taskclean --run x1y2z3 --restore 2.2"},
+				manpage.Para("Task 2.2's worktree was cleaned twice: the first clean's save, by its stamp (`--backups` lists them):"),
+				manpage.Code{"git taskclean --run x1y2z3 --restore 2.2 --from 20260101T090000.000000000Z"},
 				manpage.Para("Beside agents that may still be working, only what nobody touched for an hour; in CI, as JSON:"),
 				manpage.Code{"git taskclean --run x1y2z3 --older-than 1h", "git taskclean --run x1y2z3 --json"},
 				manpage.Para("List the saves, and drop those older than a month:"),

@@ -65,6 +65,11 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	if modes > 1 {
 		return o, exit.BadInput("--undo, --restore, --backups, --expire-backups, --all and --task cannot be combined")
 	}
+	if c.IsSet("from") {
+		if err := fromOption(c); err != nil {
+			return o, err
+		}
+	}
 	switch {
 	case c.Bool("undo"):
 		o.Mode = ModeUndo
@@ -97,6 +102,22 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		ExpireBackups: cliutil.DurationOf(c, "expire-backups"), PlanPath: c.String("plan"), Base: c.String("base"),
 		Cwd: cwd, Now: time.Now(), Remote: c.String("remote"),
 		IgnoreLive: c.Bool("ignore-live"), DropIgnored: c.Bool("drop-ignored"), Stamp: stamp, Restore: c.String("restore"),
+		From: c.String("from"),
 	}
 	return o, nil
+}
+
+// fromOption checks --from STAMP: it names the clean whose save --restore
+// brings back, so it goes with --restore alone and must be a stamp.
+func fromOption(c *cli.Context) error {
+	from, run := c.String("from"), ui.Display(c.String("run"))
+	switch {
+	case c.Bool("undo"):
+		return exit.BadInput("--from is for --restore; --undo takes the stamp as its own word: git taskclean --run %s --undo %s", run, ui.Display(from))
+	case !c.IsSet("restore"):
+		return exit.BadInput("--from %s: goes with --restore TASK|PATH (the save of that task or path clean %s made)", ui.Display(from), ui.Display(from))
+	case !clean.ValidStamp(from):
+		return exit.BadInput("--from %s: not a stamp (list them with: git taskclean --run %s --backups)", ui.Display(from), run)
+	}
+	return nil
 }

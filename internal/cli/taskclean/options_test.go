@@ -2,6 +2,7 @@ package taskclean
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
@@ -22,6 +23,12 @@ func TestModesRefused(t *testing.T) {
 		{"--run x --undo --all", "cannot be combined"},
 		{"--run x --task 1.1 --all", "cannot be combined"},
 		{"--run x --backups --restore 2.1", "cannot be combined"},
+		// --from names the clean whose save --restore takes: nothing else.
+		{"--run x --from 20260101T000000.000000000Z", "--from 20260101T000000.000000000Z: goes with --restore"},
+		{"--run x --backups --from 20260101T000000.000000000Z", "goes with --restore"},
+		{"--run x --all --from 20260101T000000.000000000Z", "goes with --restore"},
+		{"--run x --undo --from 20260101T000000.000000000Z", "--undo takes the stamp as its own word: git taskclean --run x --undo 20260101T000000.000000000Z"},
+		{"--run x --restore 2.1 --from yesterday", "--from yesterday: not a stamp"},
 	} {
 		t.Run(c.args, func(t *testing.T) { clitest.Refused(t, Main, "git-taskclean", c.args, c.want) })
 	}
@@ -37,6 +44,7 @@ func TestOptionsCarryFlags(t *testing.T) {
 		{"--run x --all --remote origin --no-backup", ModeClean},
 		{"--run x --undo", ModeUndo},
 		{"--run x --restore 2.1 -n", ModeRestore},
+		{"--run x --restore 2.1 --from 20260101T000000.000000000Z", ModeRestore},
 		{"--run x --backups --json", ModeBackups},
 		{"--run x --expire-backups 2w --dry-run", ModeExpire},
 	} {
@@ -47,6 +55,9 @@ func TestOptionsCarryFlags(t *testing.T) {
 		})
 		if got.Mode != c.mode || got.Clean.Run != "x" {
 			t.Errorf("%s: mode %v, run %q; want %v, x", c.args, got.Mode, got.Clean.Run, c.mode)
+		}
+		if _, from, _ := strings.Cut(c.args, "--from "); got.Clean.From != from {
+			t.Errorf("%s: --from read as %q, want %q", c.args, got.Clean.From, from)
 		}
 	}
 }

@@ -29,7 +29,7 @@ var Version = "dev"
 func App(stdout io.Writer) *cli.App {
 	flags := slices.Concat(
 		cliutil.Bools("all", "completed", "undo", "backups", "ignore-live", "drop-ignored", "json", "no-backup"),
-		cliutil.Strings("run", "restore", "base", "plan", "remote"),
+		cliutil.Strings("run", "restore", "from", "base", "plan", "remote"),
 		[]cli.Flag{
 			&cli.StringSliceFlag{Name: "task"}, &cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}},
 			cliutil.DurationFlag("older-than", 0, ""), cliutil.DurationFlag("expire-backups", 0, ""),
@@ -257,7 +257,9 @@ func render(w io.Writer, res *clean.Result, cwd string, style ui.Style) {
 		fmt.Fprintln(w, line)
 	}
 	if res.Backup != "" && !res.DryRun && hasSaves(res) {
-		fmt.Fprintf(w, "saved under %s; undo with: git taskclean --run %s --undo\n", res.Backup, res.RunID)
+		// By its stamp, as --undo prints --from: "--undo" alone is the last
+		// clean, another one once the run is cleaned again.
+		fmt.Fprintf(w, "saved under %s; undo with: git taskclean --run %s --undo %s\n", res.Backup, res.RunID, res.Stamp)
 	}
 }
 
@@ -295,6 +297,9 @@ func renderBackups(w io.Writer, res *clean.Result, cwd string) {
 					what = "uncommitted work"
 				}
 				fmt.Fprintf(w, "  worktree %s (%s)  %s\n", rel(it.Path), what, it.Ref)
+				if it.Command != "" {
+					fmt.Fprintf(w, "    restore: %s\n", it.Command)
+				}
 			case clean.SavedBranch:
 				fmt.Fprintf(w, "  branch %s at %s\n", it.Name, ui.Short(it.Commit))
 			default:
