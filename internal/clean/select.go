@@ -617,7 +617,14 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 			}
 		}
 		if opts.OlderThan > 0 {
-			obs.LastChange[w.Path] = worktree.LastChange(w.Path, w.AdminDir)
+			var refFiles []string
+			if w.Branch != "" && !w.Detached {
+				// The branch's loose ref and reflog: a commit writes them
+				// in the common directory, not in the worktree.
+				refFiles = []string{filepath.Join(repo.CommonDir, "refs", "heads", filepath.FromSlash(w.Branch)),
+					filepath.Join(repo.CommonDir, "logs", "refs", "heads", filepath.FromSlash(w.Branch))}
+			}
+			obs.LastChange[w.Path] = worktree.LastChange(w.Path, w.AdminDir, refFiles...)
 		}
 		dirs = append(dirs, w.Path)
 	}

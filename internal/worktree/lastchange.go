@@ -20,7 +20,10 @@ import (
 // clean's crash recovery renames the root aside and back, which sets it.
 // Symbolic links are not followed. adminDir is the worktree's entry under
 // <common dir>/worktrees/ ("" reads it from the worktree's .git file).
-func LastChange(path, adminDir string) time.Time {
+// refFiles are files of the common directory that the worktree's work
+// writes: its branch's loose ref and reflog (a commit made with plumbing,
+// in a repository that keeps no reflogs, writes nothing else).
+func LastChange(path, adminDir string, refFiles ...string) time.Time {
 	var newest time.Time
 	see := func(fi fs.FileInfo, ctime bool) {
 		if t := fi.ModTime(); t.After(newest) {
@@ -41,6 +44,11 @@ func LastChange(path, adminDir string) time.Time {
 	}
 	if adminDir != "" {
 		walkAdmin(adminDir, func(fi fs.FileInfo) { see(fi, true) })
+	}
+	for _, f := range refFiles {
+		if fi, err := os.Lstat(f); err == nil {
+			see(fi, true)
+		}
 	}
 	filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
 		if err != nil {

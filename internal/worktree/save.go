@@ -261,7 +261,12 @@ func (s *saver) saveIndexOnly() error {
 	}
 	// A conflict's stages are saved beside the index's tree.
 	indexTree, err := s.indexTree()
-	if err != nil || snap.Stages == "" && in.Head != "" && indexTree == treeOf(s.ctx, s.r, in.Head) {
+	if err != nil {
+		// An index neither this reader nor git can read may hold staged
+		// blobs nothing else names: the entry (and its index file) stays.
+		return s.fail("index tree", err)
+	}
+	if snap.Stages == "" && in.Head != "" && indexTree == treeOf(s.ctx, s.r, in.Head) {
 		tree := in.Head + "^{tree}"
 		if in.Head == "" {
 			if tree, err = s.git(s.idx, []byte{}, "mktree"); err != nil {
