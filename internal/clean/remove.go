@@ -239,7 +239,14 @@ func (c *cleaner) deleteBranches(brs []BranchTarget, targets []*Target) error {
 			continue
 		}
 		// The update names the branch itself (no-deref): an alias goes,
-		// never the branch it points to.
+		// never the branch it points to. git checks the value the alias
+		// resolves to, not that it is still the alias saved: its file is
+		// read again (the transaction cannot check it).
+		if was := c.aliasTargets[bt.B.Name]; was != "" && !c.opts.DryRun && worktree.SymrefTarget(c.repo.CommonDir, bt.B.Ref) != was {
+			c.add(&Action{Op: OpSkipBranch, Task: bt.Task, Branch: bt.B.Name, Commit: bt.B.OID,
+				Reason: "it was saved as a symbolic ref to " + was + " and is no longer that; left as it is"})
+			continue
+		}
 		dels = append(dels, gitcmd.RefUpdate{Op: "delete", Ref: bt.B.Ref, Old: bt.B.OID})
 		a := &Action{Op: OpDeleteBranch, Task: bt.Task, Branch: bt.B.Name, Commit: bt.B.OID}
 		if bt.B.Symref != "" {

@@ -198,6 +198,10 @@ func (c *cleaner) aliasSave(bt BranchTarget) (*gitcmd.RefUpdate, error) {
 	// The ref the alias names itself (what git symbolic-ref wrote), not
 	// the end of a chain as %(symref) gives it.
 	target := worktree.SymrefTarget(c.repo.CommonDir, bt.B.Ref)
+	if c.aliasTargets == nil {
+		c.aliasTargets = map[string]string{}
+	}
+	c.aliasTargets[bt.B.Name] = target
 	if target == "" {
 		target = bt.B.Symref
 	}
