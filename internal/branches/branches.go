@@ -18,6 +18,12 @@ type Branch struct {
 	// Remote is the remote name when the branch was read from
 	// refs/remotes/<Remote>/, "" for a local branch.
 	Remote string
+	// Symref is the ref a branch that is a symbolic ref (an alias, such
+	// as <run>-main -> refs/heads/main) points to, as for-each-ref's
+	// %(symref) gives it (the last ref of a chain); "" for a plain
+	// branch. OID is then what the alias resolves to. A clean deletes the
+	// alias itself, never what it points to.
+	Symref string
 }
 
 // TaskPrefix is the prefix every task branch of run starts with.

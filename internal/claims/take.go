@@ -263,7 +263,9 @@ func set(ctx context.Context, repo *gitcmd.Repo, at place, ref, newOID, old stri
 		_ = repo.UpdateRefs(ctx, []gitcmd.RefUpdate{{Op: "delete", Ref: ref, Old: old}})
 		return nil
 	}
-	if _, err := w.Run(ctx, "update-ref", "--end-of-options", ref, newOID); err != nil && warn != nil {
+	// --no-deref: a copy that is a symbolic ref (to a branch, say) is
+	// replaced, never the ref it points to moved.
+	if _, err := w.Run(ctx, "update-ref", "--no-deref", "--end-of-options", ref, newOID); err != nil && warn != nil {
 		warn(fmt.Sprintf("%s is set on %s, but this repository's copy was not written: %s", ref, remote, gitcmd.OneLine(err)))
 	}
 	return nil

@@ -31,13 +31,14 @@ const (
 	SavedAdmin    SaveKind = "admin"    // what the admin entry holds
 	SavedIndex    SaveKind = "index"    // an unmerged index's conflict stages
 	SavedBranch   SaveKind = "branch"   // a deleted branch's tip
+	SavedAlias    SaveKind = "alias"    // a deleted symbolic ref: what it pointed to
 	SavedReflog   SaveKind = "reflog"   // what only a branch's reflog held
 	SavedClaim    SaveKind = "claim"    // a dropped claim
 )
 
 // AllSaveKinds lists every SaveKind.
 func AllSaveKinds() []SaveKind {
-	return []SaveKind{SavedWorktree, SavedIgnored, SavedRaw, SavedAdmin, SavedIndex, SavedBranch, SavedReflog, SavedClaim}
+	return []SaveKind{SavedWorktree, SavedIgnored, SavedRaw, SavedAdmin, SavedIndex, SavedBranch, SavedAlias, SavedReflog, SavedClaim}
 }
 
 // SavedItem is one saved thing of a backup.
@@ -58,6 +59,12 @@ type SavedItem struct {
 	// Command restores exactly this save (a saved worktree, with
 	// --backups): --restore PATH --from its clean.
 	Command string `json:"command,omitempty"`
+	// Target is the ref a saved alias (a branch that was a symbolic ref)
+	// pointed to, refs/heads/main; Tip the commit it resolved to. The
+	// alias's save is a commit of its own (parent: Tip) whose message
+	// names both.
+	Target string `json:"target,omitempty"`
+	Tip    string `json:"tip,omitempty"`
 	// Parents of the saved commit (a worktree save's index and untracked
 	// files are its second and third).
 	Parents []string `json:"-"`
@@ -107,8 +114,15 @@ func readBackups(ctx context.Context, repo *gitcmd.Repo, run string) ([]*Backup,
 			it.Task = bodyField(r.Body, "task")
 			it.Work = resume.SaveHoldsWork(it.Head, len(r.Parents))
 		}
-		if SaveKind(kind) == SavedBranch {
+		switch SaveKind(kind) {
+		case SavedBranch:
 			it.Branch = name
+		case SavedAlias:
+			it.Branch = name
+			it.Target = bodyField(r.Body, aliasTargetField)
+			if len(r.Parents) == 1 && bodyField(r.Body, aliasTipField) == r.Parents[0] {
+				it.Tip = r.Parents[0]
+			}
 		}
 		b.Saves = append(b.Saves, it)
 	}

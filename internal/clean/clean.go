@@ -295,6 +295,9 @@ type cleaner struct {
 	// sharedTmp is its folder.
 	shared    *worktree.Shared
 	sharedTmp string
+	// aliasTargets is, per branch to delete that is a symbolic ref, the
+	// ref its file named when its save was made.
+	aliasTargets map[string]string
 }
 
 // changed reports whether the clean changed the run (its report must be

@@ -222,6 +222,13 @@ func (c *cleaner) deleteBranches(brs []BranchTarget, targets []*Target) error {
 		if (!t.done && !c.opts.DryRun || t.skip != nil) && t.W.Branch != "" {
 			kept[t.W.Branch] = t.W.Path
 		}
+		if !t.done && !c.opts.DryRun || t.skip != nil {
+			// Aliases its HEAD goes through: deleting one would leave it
+			// on a branch that does not exist.
+			for _, a := range t.aliases {
+				kept[a] = t.W.Path
+			}
+		}
 	}
 	var dels []gitcmd.RefUpdate
 	var acts []*Action
@@ -231,8 +238,21 @@ func (c *cleaner) deleteBranches(brs []BranchTarget, targets []*Target) error {
 				Commit: bt.B.OID, Reason: "checked out in " + p + ", which stays"})
 			continue
 		}
+		// The update names the branch itself (no-deref): an alias goes,
+		// never the branch it points to. git checks the value the alias
+		// resolves to, not that it is still the alias saved: its file is
+		// read again (the transaction cannot check it).
+		if was := c.aliasTargets[bt.B.Name]; was != "" && !c.opts.DryRun && worktree.SymrefTarget(c.repo.CommonDir, bt.B.Ref) != was {
+			c.add(&Action{Op: OpSkipBranch, Task: bt.Task, Branch: bt.B.Name, Commit: bt.B.OID,
+				Reason: "it was saved as a symbolic ref to " + was + " and is no longer that; left as it is"})
+			continue
+		}
 		dels = append(dels, gitcmd.RefUpdate{Op: "delete", Ref: bt.B.Ref, Old: bt.B.OID})
-		acts = append(acts, c.add(&Action{Op: OpDeleteBranch, Task: bt.Task, Branch: bt.B.Name, Commit: bt.B.OID}))
+		a := &Action{Op: OpDeleteBranch, Task: bt.Task, Branch: bt.B.Name, Commit: bt.B.OID}
+		if bt.B.Symref != "" {
+			a.Reason = "a symbolic ref to " + bt.B.Symref + ": only the alias is deleted, " + bt.B.Symref + " stays"
+		}
+		acts = append(acts, c.add(a))
 	}
 	if len(dels) == 0 || c.opts.DryRun {
 		return nil

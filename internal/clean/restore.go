@@ -302,14 +302,22 @@ func (r *restorer) setHead(ctx context.Context) error {
 	}
 	ref := "refs/heads/" + pick.Branch
 	cur, _ := r.repo.Refs(ctx, ref)
-	tip := ""
+	tip, alias := "", ""
 	for _, c := range cur {
 		if c.Name == ref {
-			tip = c.OID
+			tip, alias = c.OID, c.Symref
 		}
+	}
+	if alias == "" {
+		// A symbolic ref to nothing is no ref to for-each-ref.
+		alias = worktree.SymrefTarget(r.repo.CommonDir, ref)
 	}
 	elsewhere := r.branchElsewhere(ctx, ref)
 	switch {
+	case alias != "":
+		// HEAD on the alias would commit to what it points to, a branch
+		// the checks below never saw (and maybe checked out elsewhere).
+		r.a.Reason += "; " + pick.Branch + " is now a symbolic ref to " + alias + " (git switch " + ui.ShellQuote(strings.TrimPrefix(alias, "refs/heads/")) + " if that is where the work goes)"
 	case elsewhere != "":
 		r.a.Reason += "; branch " + pick.Branch + " is checked out in " + elsewhere
 	case head == "" && tip == "" || head != "" && tip == head:

@@ -58,7 +58,11 @@ func (c *cleaner) saveAll(targets []*Target, sel *Selection) ([]gitcmd.RefUpdate
 	if sel == nil {
 		return saves, nil
 	}
-	saves = append(saves, c.branchSaves(sel)...)
+	bsaves, err := c.branchSaves(sel)
+	if err != nil {
+		return nil, err
+	}
+	saves = append(saves, bsaves...)
 	if c.opts.NoBackup {
 		return saves, nil
 	}
@@ -159,9 +163,19 @@ func (c *cleaner) savedRefs(t *Target, a *Action, name string) []gitcmd.RefUpdat
 // --no-backup: it is one ref, --undo can put the branch back, and the
 // report needs it to know that the commits another branch still holds were
 // discarded.
-func (c *cleaner) branchSaves(sel *Selection) []gitcmd.RefUpdate {
+func (c *cleaner) branchSaves(sel *Selection) ([]gitcmd.RefUpdate, error) {
 	var saves []gitcmd.RefUpdate
 	for _, bt := range sel.Branches {
+		if bt.B.Symref != "" {
+			u, err := c.aliasSave(bt)
+			if err != nil {
+				return nil, err
+			}
+			if u != nil {
+				saves = append(saves, *u)
+			}
+			continue
+		}
 		// A branch name is a valid ref name already: saved as it is, so
 		// --undo brings it back under the same name.
 		a := c.add(&Action{Op: OpSaveBranch, Task: bt.Task, Branch: bt.B.Name, Commit: bt.B.OID,
@@ -169,7 +183,48 @@ func (c *cleaner) branchSaves(sel *Selection) []gitcmd.RefUpdate {
 		a.Command = "git branch " + ui.ShellQuote(bt.B.Name) + " " + bt.B.OID
 		saves = append(saves, gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: bt.B.OID})
 	}
-	return saves
+	return saves, nil
+}
+
+// The fields of an alias save's message.
+const (
+	aliasTargetField = "target"
+	aliasTipField    = "tip"
+)
+
+// aliasSave adds the save of a branch that is a symbolic ref (an alias,
+// <run>-main -> refs/heads/main) and returns its ref update (none in a dry
+// run). Saved as a branch, --undo would bring the alias back as a plain
+// branch that no longer follows its target: the save is a commit of its
+// own (the tip's tree, the tip as its parent, so the tip stays reachable)
+// whose message names the ref the alias points to, and --undo makes the
+// alias again with git symbolic-ref. One commit-tree process per alias:
+// only a clean that deletes one pays it.
+func (c *cleaner) aliasSave(bt BranchTarget) (*gitcmd.RefUpdate, error) {
+	// The ref the alias names itself (what git symbolic-ref wrote), not
+	// the end of a chain as %(symref) gives it.
+	target := worktree.SymrefTarget(c.repo.CommonDir, bt.B.Ref)
+	if c.aliasTargets == nil {
+		c.aliasTargets = map[string]string{}
+	}
+	c.aliasTargets[bt.B.Name] = target
+	if target == "" {
+		target = bt.B.Symref
+	}
+	a := c.add(&Action{Op: OpSaveBranch, Task: bt.Task, Branch: bt.B.Name, Commit: bt.B.OID,
+		Ref:    c.prefix + string(SavedAlias) + "/" + bt.B.Name,
+		Reason: "a symbolic ref to " + target + ", saved as one: only the alias is deleted"})
+	a.Command = "git symbolic-ref " + ui.ShellQuote(bt.B.Ref) + " " + ui.ShellQuote(target)
+	if c.opts.DryRun {
+		return nil, nil
+	}
+	msg := fmt.Sprintf("taskclean %s: alias %s\n\nalias %s\n%s %s\n%s %s\n",
+		c.opts.Run, bt.B.Name, bt.B.Ref, aliasTargetField, target, aliasTipField, bt.B.OID)
+	out, err := c.repo.RunEnv(c.ctx, worktree.Identity, nil, "commit-tree", bt.B.OID+"^{tree}", "-p", bt.B.OID, "-m", msg)
+	if err != nil {
+		return nil, fmt.Errorf("save the alias %s: %w", bt.B.Name, err)
+	}
+	return &gitcmd.RefUpdate{Op: "create", Ref: a.Ref, New: strings.TrimSpace(string(out))}, nil
 }
 
 // reflogSaves adds the saves of the commits only a deleted branch's reflog

@@ -56,6 +56,12 @@ type Observed struct {
 	// entry (rewritten to name another repository, replaced by a
 	// repository): git run there would read and write somewhere else.
 	Foreign map[string]string
+	// HeadAliases lists, per worktree path, the branches its HEAD goes
+	// through that are symbolic refs (HEAD -> <run>-main -> main gives
+	// <run>-main), short names: Branches holds only where the chain ends,
+	// as git's worktree list does. Read only when a branch of the run is a
+	// symbolic ref.
+	HeadAliases map[string][]string
 }
 
 // Operation is an operation stopped in a worktree.
@@ -72,6 +78,10 @@ type Target struct {
 	// Inner are the targets inside its directory: they are removed before
 	// it (see Waves), and it stays if one of them does.
 	Inner []*Target
+
+	// aliases are the branches its HEAD goes through that are symbolic
+	// refs (Observed.HeadAliases): if it stays, they stay.
+	aliases []string
 
 	aside  string // where the directory was renamed to
 	locked bool   // the clean wrote the entry's lock
@@ -146,7 +156,7 @@ func (sel *Selection) worktreeCandidates(st *resume.State, opts Options, obs Obs
 			staying[w.Path] = skip
 			continue
 		}
-		t := &Target{W: w, Kind: kindRemove, Op: obs.InProgress[w.Path].Op}
+		t := &Target{W: w, Kind: kindRemove, Op: obs.InProgress[w.Path].Op, aliases: obs.HeadAliases[w.Path]}
 		switch {
 		case w.Missing:
 			t.Kind = kindMissing
@@ -273,6 +283,12 @@ func branchHolders(obs Observed, targets []*Target, staying map[string]string) m
 			holders[b] = fmt.Sprintf("branch %s is checked out in %s (%s); free it with: git -C %s switch --detach",
 				b, p, why, ui.ShellQuote(p))
 		}
+		// An alias the HEAD goes through holds as the branch does; the
+		// branch an alias points to being checked out holds no alias.
+		for _, a := range obs.HeadAliases[p] {
+			holders[a] = fmt.Sprintf("branch %s, a symbolic ref, is what the HEAD of %s names (%s); free it with: git -C %s switch --detach",
+				a, p, why, ui.ShellQuote(p))
+		}
 		for _, op := range append([]Operation{obs.InProgress[p]}, obs.Held[p]...) {
 			if op.Branch != "" {
 				holders[op.Branch] = fmt.Sprintf("branch %s: a %s of it is in progress in %s (%s); finish it, or abort it with: git -C %s %s",
@@ -301,6 +317,14 @@ func holderPaths(obs Observed) []string {
 			if _, ok := obs.InProgress[p]; !ok {
 				paths = append(paths, p)
 			}
+		}
+	}
+	for p := range obs.HeadAliases {
+		_, b := obs.Branches[p]
+		_, o := obs.InProgress[p]
+		_, h := obs.Held[p]
+		if !b && !o && !h {
+			paths = append(paths, p)
 		}
 	}
 	sort.Strings(paths)
@@ -539,7 +563,8 @@ func canonical(p string) string {
 func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[string]bool) Observed {
 	obs := Observed{InProgress: map[string]Operation{}, Modules: map[string][]string{},
 		Nested: map[string][]string{}, Inner: map[string][]string{}, LastChange: map[string]time.Time{}, Branches: map[string]string{},
-		Foreign: map[string]string{}, Held: map[string][]Operation{}}
+		Foreign: map[string]string{}, Held: map[string][]Operation{}, HeadAliases: map[string][]string{}}
+	aliases := hasAlias(st)
 	admins := worktree.AdminDirs(repo.CommonDir)
 	cwd := opts.Cwd
 	if cwd == "" {
@@ -567,6 +592,11 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 			}
 			if held := heldBranches(admin); len(held) > 0 {
 				obs.Held[w.Path] = held
+			}
+			if aliases {
+				if al := headBranchAliases(admin, repo.CommonDir); len(al) > 0 {
+					obs.HeadAliases[w.Path] = al
+				}
 			}
 		}
 		if w.Branch != "" {
@@ -630,6 +660,33 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 	}
 	obs.Live, _ = worktree.LiveIn(dirs)
 	return obs
+}
+
+// hasAlias says whether a local branch of the run is a symbolic ref: only
+// then does observe read where each worktree's HEAD goes (a file read a
+// worktree).
+func hasAlias(st *resume.State) bool {
+	if st.MainBranch != nil && st.MainBranch.Symref != "" && st.MainBranch.Remote == "" {
+		return true
+	}
+	for _, b := range st.TaskBranches {
+		if b.Symref != "" && b.Remote == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// headBranchAliases is worktree.HeadAliases, the branches among them by
+// their short names (only a branch is ever deleted).
+func headBranchAliases(gitDir, commonDir string) []string {
+	var out []string
+	for _, r := range worktree.HeadAliases(gitDir, commonDir) {
+		if b, ok := strings.CutPrefix(r, "refs/heads/"); ok {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // nestedAll is worktree.NestedRepos of each worktree observe looks into,

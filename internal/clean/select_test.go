@@ -1,6 +1,7 @@
 package clean
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -396,5 +397,58 @@ func TestSelectNestedStaysKeepsOuter(t *testing.T) {
 	obs.Branches[inner] = "x1-task-2-1-b"
 	if _, err := Select(st, Options{All: true}, obs, map[string]bool{}); err == nil || !strings.Contains(err.Error(), "x1-task-2-1-b is checked out in "+inner) {
 		t.Errorf("err %v, want a refusal for 2.1's branch", err)
+	}
+}
+
+// An alias (a branch that is a symbolic ref) is held only by a staying
+// worktree whose HEAD goes through it, never by one that has its target
+// checked out; a plain branch an alias of a staying HEAD points to is held
+// as before (git's worktree list names it).
+func TestSelectAliasHolders(t *testing.T) {
+	withAlias := func() *resume.State {
+		st := handState()
+		st.MainBranch = &branches.Branch{Name: "x1-main", Ref: "refs/heads/x1-main", OID: strings.Repeat("a", 40), Symref: "refs/heads/main"}
+		return st
+	}
+	// The main worktree /r has main, the alias's target, checked out.
+	obs := emptyObs()
+	obs.Branches["/r"] = "main"
+	sel, err := Select(withAlias(), Options{All: true}, obs, nil)
+	if err != nil {
+		t.Fatalf("--all with the alias's target checked out in the main worktree: %v, want the alias deleted", err)
+	}
+	found := false
+	for _, bt := range sel.Branches {
+		found = found || bt.B.Name == "x1-main"
+		if bt.B.Name == "main" {
+			t.Errorf("main, the alias's target, is selected for deletion")
+		}
+	}
+	if !found {
+		t.Errorf("the alias x1-main is not selected with --all: %v", sel.Branches)
+	}
+
+	// A worktree outside the run whose HEAD is the alias itself.
+	obs = emptyObs()
+	obs.Branches["/elsewhere"] = "main"
+	obs.HeadAliases = map[string][]string{"/elsewhere": {"x1-main"}}
+	_, err = Select(withAlias(), Options{All: true}, obs, nil)
+	var bad *exit.BadInputError
+	if !errors.As(err, &bad) || !strings.Contains(err.Error(), "x1-main") || !strings.Contains(err.Error(), "/elsewhere") {
+		t.Errorf("--all with /elsewhere's HEAD on the alias: err %v, want a refusal naming the alias and the worktree", err)
+	}
+
+	// A target that stays at run time keeps the aliases its HEAD goes
+	// through: Select hands them over.
+	obs = emptyObs()
+	obs.HeadAliases = map[string][]string{"/r/.worktrees/x1-task-2-1": {"x1-main"}}
+	sel, err = Select(withAlias(), Options{All: true}, obs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range sel.Targets {
+		if tg.W.Path == "/r/.worktrees/x1-task-2-1" && strings.Join(tg.aliases, " ") != "x1-main" {
+			t.Errorf("target %s carries aliases %v, want [x1-main]", tg.W.Path, tg.aliases)
+		}
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/ui"
+	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
 // Undo restores the branches a clean of the run deleted (the last one, or
@@ -41,7 +43,7 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 			return nil, err
 		}
 	}
-	creates := undoBranches(res, chain, existing)
+	creates, aliases := undoBranches(res, chain, existing)
 	undoWorktrees(res, chain, opts.Run)
 	if !opts.DryRun && len(creates) > 0 {
 		if err := repo.UpdateRefs(ctx, creates); err != nil {
@@ -52,8 +54,37 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 				a.Done = true
 			}
 		}
+		if err := makeAliases(ctx, repo, aliases); err != nil {
+			return nil, &PartialError{Result: res, Err: err}
+		}
 	}
 	return res, nil
+}
+
+// aliasToMake is an alias --undo created as a plain branch at its saved
+// tip, to be made a symbolic ref to target again.
+type aliasToMake struct {
+	ref, target string
+	a           *Action
+}
+
+// makeAliases turns the branches just created for saved aliases into the
+// symbolic refs they were. The plain branch comes first, in the one
+// transaction that creates every branch only where none exists: git
+// symbolic-ref checks nothing and would replace a branch made meanwhile,
+// but now it replaces only the branch this undo just made. One process per
+// alias: only an undo that restores one pays it.
+func makeAliases(ctx context.Context, repo *gitcmd.Repo, aliases []aliasToMake) error {
+	w := repo.Runner
+	w.Write = true
+	for _, al := range aliases {
+		if _, err := w.Run(ctx, "symbolic-ref", "-m", "taskclean --undo: the alias as it was", al.ref, al.target); err != nil {
+			al.a.Reason = "restored as a plain branch at its saved tip; making it a symbolic ref to " + al.target + " again failed"
+			return fmt.Errorf("restore the alias %s: %w (it is a plain branch at its saved tip; make it again with: git symbolic-ref %s %s)",
+				al.ref, err, ui.ShellQuote(al.ref), ui.ShellQuote(al.target))
+		}
+	}
+	return nil
 }
 
 // cleanToUndo picks, of the saved cleans all (oldest first), the one to
@@ -95,25 +126,46 @@ func undoChain(last *Backup, byStamp map[string]*Backup) []*Backup {
 	return chain
 }
 
-// savedBranchesNow reads where the branches the chain saved are now:
-// ref name (refs/heads/...) -> commit, for those that exist.
-func savedBranchesNow(ctx context.Context, repo *gitcmd.Repo, chain []*Backup) (map[string]string, error) {
-	var branchNames []string
+// savedBranchesNow reads where the branches the chain saved are now, by
+// ref name (refs/heads/...), for those that exist: symbolic refs with what
+// they point to, and the refs saved aliases point to, in the same read. A
+// symbolic ref to nothing (its target deleted) is no ref to for-each-ref:
+// it is found by its file, and taken as existing.
+func savedBranchesNow(ctx context.Context, repo *gitcmd.Repo, chain []*Backup) (map[string]gitcmd.Ref, error) {
+	var names []string
 	for _, b := range chain {
 		for _, it := range b.Saves {
-			if it.Kind == SavedBranch {
-				branchNames = append(branchNames, "refs/heads/"+it.Name)
+			switch it.Kind {
+			case SavedBranch:
+				names = append(names, "refs/heads/"+it.Name)
+			case SavedAlias:
+				names = append(names, "refs/heads/"+it.Name)
+				if strings.HasPrefix(it.Target, "refs/") {
+					names = append(names, it.Target)
+				}
 			}
 		}
 	}
-	existing := map[string]string{}
-	if len(branchNames) > 0 {
-		refs, err := repo.Refs(ctx, branchNames...)
+	existing := map[string]gitcmd.Ref{}
+	if len(names) > 0 {
+		refs, err := repo.Refs(ctx, names...)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range refs {
-			existing[r.Name] = r.OID
+			existing[r.Name] = r
+		}
+	}
+	for _, n := range names {
+		r, ok := existing[n]
+		if ok && r.Symref == "" {
+			continue
+		}
+		// The ref a symbolic ref names itself, as a save records it
+		// (%(symref) gives the end of a chain).
+		if t := worktree.SymrefTarget(repo.CommonDir, n); t != "" {
+			r.Name, r.Symref = n, t
+			existing[n] = r
 		}
 	}
 	return existing, nil
@@ -124,30 +176,79 @@ func savedBranchesNow(ctx context.Context, repo *gitcmd.Repo, chain []*Backup) (
 // A branch that exists is never moved (docs/DESIGN.md, "No loss: how the
 // clean removes"): at the saved tip it is restored already, elsewhere it
 // is skipped with the command that would take the saved tip.
-func undoBranches(res *Result, chain []*Backup, existing map[string]string) []gitcmd.RefUpdate {
+func undoBranches(res *Result, chain []*Backup, existing map[string]gitcmd.Ref) ([]gitcmd.RefUpdate, []aliasToMake) {
 	var creates []gitcmd.RefUpdate
+	var aliases []aliasToMake
 	restoring := map[string]bool{}
 	for _, b := range chain {
 		for _, it := range b.Saves {
-			if it.Kind != SavedBranch {
+			if it.Kind != SavedBranch && it.Kind != SavedAlias || restoring[it.Name] {
+				continue // an older save of a branch already dealt with
+			}
+			restoring[it.Name] = true
+			if it.Kind == SavedAlias {
+				u, al := undoAlias(res, it, existing)
+				if u != nil {
+					creates = append(creates, *u)
+				}
+				if al != nil {
+					aliases = append(aliases, *al)
+				}
 				continue
 			}
 			a := &Action{Op: OpRestoreBranch, Branch: it.Name, Commit: it.Commit, Ref: it.Ref}
 			switch cur, ok := existing["refs/heads/"+it.Name]; {
-			case restoring[it.Name]:
-				continue // an older save of a branch already dealt with
-			case ok && cur == it.Commit:
+			case ok && cur.Symref != "":
+				a.Op, a.Reason = OpSkipBranch, fmt.Sprintf("%s exists, a symbolic ref to %s; the saved tip is %s (git branch <another name> %s to take it)",
+					it.Name, cur.Symref, ui.Short(it.Commit), it.Commit)
+			case ok && cur.OID == it.Commit:
 				a.Op, a.Reason, a.Done = OpSkipBranch, "already restored", true
 			case ok:
-				a.Op, a.Reason = OpSkipBranch, fmt.Sprintf("branch exists at %s; the saved tip is %s (git branch -f %s %s to take it)", ui.Short(cur), ui.Short(it.Commit), ui.ShellQuote(it.Name), it.Commit)
+				a.Op, a.Reason = OpSkipBranch, fmt.Sprintf("branch exists at %s; the saved tip is %s (git branch -f %s %s to take it)", ui.Short(cur.OID), ui.Short(it.Commit), ui.ShellQuote(it.Name), it.Commit)
 			default:
 				creates = append(creates, gitcmd.RefUpdate{Op: "create", Ref: "refs/heads/" + it.Name, New: it.Commit})
 			}
-			restoring[it.Name] = true
 			res.Actions = append(res.Actions, a)
 		}
 	}
-	return creates
+	return creates, aliases
+}
+
+// undoAlias adds the action of a saved alias and returns what makes it
+// again: a plain branch at its saved tip (created only where no ref is),
+// then, when what it pointed to still exists, the symbolic ref. A ref of
+// that name that exists is never replaced or moved: the action says what
+// it is.
+func undoAlias(res *Result, it *SavedItem, existing map[string]gitcmd.Ref) (*gitcmd.RefUpdate, *aliasToMake) {
+	ref := "refs/heads/" + it.Name
+	a := &Action{Op: OpRestoreBranch, Branch: it.Name, Commit: it.Tip, Ref: it.Ref, Reason: "as a symbolic ref to " + it.Target}
+	res.Actions = append(res.Actions, a)
+	if it.Tip == "" || !strings.HasPrefix(it.Target, "refs/") {
+		a.Op, a.Reason = OpSkipBranch, "the save "+it.Ref+" is not an alias this tool recorded (no target and tip in its message); nothing restored"
+		return nil, nil
+	}
+	cur, ok := existing[ref]
+	switch {
+	case ok && cur.Symref == it.Target:
+		a.Op, a.Reason, a.Done = OpSkipBranch, "already restored (a symbolic ref to "+it.Target+")", true
+		return nil, nil
+	case ok && cur.Symref != "":
+		a.Op, a.Reason = OpSkipBranch, fmt.Sprintf("%s exists, a symbolic ref to %s; the saved alias pointed to %s (git symbolic-ref %s %s to take it)",
+			it.Name, cur.Symref, it.Target, ui.ShellQuote(ref), ui.ShellQuote(it.Target))
+		return nil, nil
+	case ok:
+		a.Op, a.Reason = OpSkipBranch, fmt.Sprintf("branch %s exists at %s, a plain branch; the saved alias pointed to %s (at %s then); it is left as it is",
+			it.Name, ui.Short(cur.OID), it.Target, ui.Short(it.Tip))
+		return nil, nil
+	}
+	u := &gitcmd.RefUpdate{Op: "create", Ref: ref, New: it.Tip}
+	if t, ok := existing[it.Target]; !ok || t.OID == "" {
+		// An alias of nothing would name no commit: the branch comes back
+		// plain, at the tip it resolved to.
+		a.Reason = it.Target + " no longer exists: restored as a plain branch at the tip the alias resolved to (" + ui.Short(it.Tip) + ")"
+		return u, nil
+	}
+	return u, &aliasToMake{ref: ref, target: it.Target, a: a}
 }
 
 // undoWorktrees adds, for each worktree the chain saved, in the order first

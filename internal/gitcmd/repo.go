@@ -400,7 +400,12 @@ func (r *Repo) ReadBlob(ctx context.Context, rev, path string) ([]byte, error) {
 	return r.Run(ctx, "cat-file", "blob", "--end-of-options", rev+":"+path)
 }
 
-// RefUpdate is one line of an `update-ref --stdin` transaction.
+// RefUpdate is one line of an `update-ref --stdin` transaction. It always
+// applies to the ref it names, never to the ref that one points to when it
+// is a symbolic ref (`option no-deref`): deleting an alias such as
+// refs/heads/<run>-main -> refs/heads/main deletes the alias, not main and
+// its reflog. The expected old value is still checked, against what the
+// alias resolves to (the value every reader saw).
 type RefUpdate struct {
 	// Op is create (must not exist), delete (must be at Old) or update.
 	Op       string
@@ -423,9 +428,11 @@ func (r *Repo) UpdateRefs(ctx context.Context, updates []RefUpdate) error {
 	return err
 }
 
-// writeUpdates writes updates as `git update-ref --stdin` commands.
+// writeUpdates writes updates as `git update-ref --stdin` commands, each
+// after `option no-deref` (it holds for the next command only).
 func writeUpdates(w io.Writer, updates []RefUpdate) {
 	for _, u := range updates {
+		io.WriteString(w, "option no-deref\n")
 		switch {
 		case u.Op == "create":
 			fmt.Fprintf(w, "create %s %s\n", u.Ref, u.New)

@@ -14,6 +14,9 @@ import (
 // <ref>.lock beside each ref, and packed-refs.lock when a deletion may have
 // to rewrite packed-refs. A caller records them before the transaction, so
 // that after a crash it can tell its own leftover locks from anyone else's.
+// Every update is written with no-deref (writeUpdates): git locks the ref
+// named, a symbolic ref's own file, never the ref it points to (which a
+// dereferencing update would lock instead, unrecorded).
 func LockPaths(commonDir string, updates []RefUpdate) []string {
 	var out []string
 	del := false

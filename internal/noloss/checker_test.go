@@ -54,7 +54,16 @@ type lossSnap struct {
 	files   []fileRec
 	index   []indexRec
 	commits map[string]string // id -> where it was seen
+	// untouched are refs the clean must leave alone (a branch an alias of
+	// the run points to): their reflogs, as they are after the clean, keep
+	// what they name, as they did before it.
+	untouched []string
 }
+
+// keepReflog marks ref as one the clean must leave alone: what its reflog
+// names after the clean is not lost. The caller checks that the ref and its
+// reflog are still there.
+func (s *lossSnap) keepReflog(ref string) { s.untouched = append(s.untouched, ref) }
 
 // expect adds a file written after the snapshot (a late writer whose write
 // succeeded): it must survive like the rest.
@@ -270,6 +279,14 @@ func lossesOf(s *lossSnap, repo string) []string {
 		// HEAD reflog of a kept worktree (it is still in that worktree);
 		// no other reflog counts.
 		heads, _ := gitOut("", "--git-dir="+gd, "log", "-g", "--format=%H", "HEAD")
+		if gd == s.common {
+			for _, ref := range s.untouched {
+				// rev-list --stdin stops at an empty line.
+				if more, err := gitOut("", "--git-dir="+gd, "log", "-g", "--format=%H", ref, "--"); err == nil && more != "" {
+					heads = strings.TrimSpace(heads + "\n" + more)
+				}
+			}
+		}
 		out, err := gitIn("", heads+"\n", "--git-dir="+gd, "rev-list", "--objects", "--all", "--stdin")
 		if err != nil {
 			lost = append(lost, fmt.Sprintf("rev-list in %s failed: %v", gd, err))

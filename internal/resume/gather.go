@@ -383,7 +383,7 @@ func (g *gathering) sortRefs() error {
 		if r.Type != "commit" {
 			continue
 		}
-		b := branches.Branch{Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime}
+		b := branches.Branch{Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime, Symref: r.Symref}
 		switch {
 		case strings.HasPrefix(r.Name, "refs/heads/"+tp):
 			b.Name = strings.TrimPrefix(r.Name, "refs/heads/")
@@ -419,7 +419,7 @@ func (g *gathering) sortRefs() error {
 	mb := branches.MainBranch(run)
 	for _, ref := range []string{"refs/heads/" + mb, g.remotes.trackingRef(remote, mb)} {
 		if r, ok := byName[ref]; ok && ref != "" && st.MainBranch == nil {
-			b := branches.Branch{Name: mb, Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime}
+			b := branches.Branch{Name: mb, Ref: r.Name, OID: r.OID, CommitTime: r.CommitTime, Symref: r.Symref}
 			if !strings.HasPrefix(ref, "refs/heads/") {
 				b.Remote = remote
 			}

@@ -179,7 +179,7 @@ func render(w io.Writer, res *clean.Result, cwd string, style ui.Style) {
 		case clean.OpRecover:
 			fmt.Fprintf(w, "%s: %s\n", rel(a.Path), q(a.Reason))
 		case clean.OpSaveBranch:
-			fmt.Fprintf(w, "%ssave branch %s (%s) as %s\n", would, a.Branch, ui.Short(a.Commit), a.Ref)
+			fmt.Fprintf(w, "%ssave branch %s (%s) as %s%s\n", would, a.Branch, ui.Short(a.Commit), a.Ref, why(a))
 		case clean.OpSaveReflog:
 			fmt.Fprintf(w, "%ssave what only the reflog of branch %s holds (%s: %s) as %s\n", would, a.Branch, ui.Short(a.Commit), a.Reason, a.Ref)
 		case clean.OpRemoveWorktree, clean.OpPruneWorktree:
@@ -203,13 +203,13 @@ func render(w io.Writer, res *clean.Result, cwd string, style ui.Style) {
 			}
 			fmt.Fprintln(w, line)
 		case clean.OpDeleteBranch:
-			fmt.Fprintf(w, "%sdelete branch %s (was %s)\n", would, a.Branch, ui.Short(a.Commit))
+			fmt.Fprintf(w, "%sdelete branch %s (was %s)%s\n", would, a.Branch, ui.Short(a.Commit), why(a))
 		case clean.OpSkipWorktree:
 			fmt.Fprintf(w, "skip worktree %s: %s\n", rel(a.Path), q(a.Reason))
 		case clean.OpSkipBranch:
 			fmt.Fprintf(w, "skip branch %s: %s\n", a.Branch, q(a.Reason))
 		case clean.OpRestoreBranch:
-			fmt.Fprintf(w, "%srestore branch %s at %s\n", would, a.Branch, ui.Short(a.Commit))
+			fmt.Fprintf(w, "%srestore branch %s at %s%s\n", would, a.Branch, ui.Short(a.Commit), why(a))
 		case clean.OpRestoreWorktree:
 			if a.Command != "" {
 				fmt.Fprintf(w, "saved worktree %s; to bring it back:\n  %s\n", q(a.Path), a.Command)
@@ -272,6 +272,15 @@ func hasSaves(res *clean.Result) bool {
 	return false
 }
 
+// why is an action's reason as the end of its line ("" without one): a
+// branch's actions have one only when it is an alias (a symbolic ref).
+func why(a *clean.Action) string {
+	if a.Reason == "" {
+		return ""
+	}
+	return ": " + ui.Display(a.Reason)
+}
+
 func renderBackups(w io.Writer, res *clean.Result, cwd string) {
 	if len(res.Backups) == 0 {
 		fmt.Fprintf(w, "no saved clean of run %s\n", res.RunID)
@@ -302,6 +311,9 @@ func renderBackups(w io.Writer, res *clean.Result, cwd string) {
 				}
 			case clean.SavedBranch:
 				fmt.Fprintf(w, "  branch %s at %s\n", it.Name, ui.Short(it.Commit))
+			case clean.SavedAlias:
+				// An alias is restored as one: say what it pointed to.
+				fmt.Fprintf(w, "  alias %s -> %s (at %s)\n", it.Name, strings.TrimPrefix(it.Target, "refs/heads/"), ui.Short(it.Tip))
 			default:
 				fmt.Fprintf(w, "  %s %s  %s\n", it.Kind, it.Name, it.Ref)
 			}

@@ -1,0 +1,64 @@
+package worktree
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxSymrefDepth is how many symbolic refs git follows before it gives up
+// (SYMREF_MAXDEPTH).
+const maxSymrefDepth = 5
+
+// SymrefTarget is the ref a symbolic ref of the common directory points to
+// directly ("ref: <target>" in its file), or "" when ref is not a symbolic
+// ref there. for-each-ref's %(symref) names the last ref of a chain
+// (alias2 -> alias1 -> main gives main); this gives alias1, which is what
+// `git symbolic-ref` wrote. Files only, no git process: a symbolic ref is
+// always a loose file in the files backend (packed-refs cannot hold one).
+func SymrefTarget(commonDir, ref string) string {
+	if !safeRefName(ref) {
+		return ""
+	}
+	return readSymref(filepath.Join(commonDir, filepath.FromSlash(ref)))
+}
+
+// HeadAliases lists the symbolic refs a worktree's HEAD goes through before
+// the ref it ends at: HEAD -> refs/heads/alias -> refs/heads/main gives
+// [refs/heads/alias]; a HEAD on a plain branch, or detached, gives none.
+// `git worktree list` names only the end of the chain (main), yet deleting
+// any alias on it leaves that worktree on a branch that does not exist.
+// gitDir is the worktree's own git directory (the common directory for the
+// main worktree). Files only, as SymrefTarget.
+func HeadAliases(gitDir, commonDir string) []string {
+	var out []string
+	name := readSymref(filepath.Join(gitDir, "HEAD"))
+	for i := 0; i < maxSymrefDepth && safeRefName(name); i++ {
+		next := SymrefTarget(commonDir, name)
+		if next == "" {
+			break
+		}
+		out = append(out, name)
+		name = next
+	}
+	return out
+}
+
+// readSymref reads a ref file holding "ref: <name>", or gives "".
+func readSymref(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	name, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: ")
+	if !ok {
+		return ""
+	}
+	return name
+}
+
+// safeRefName accepts a ref name that stays inside the directory it is read
+// from: git refuses ".." and names outside refs/ for the refs followed here.
+func safeRefName(name string) bool {
+	return strings.HasPrefix(name, "refs/") && !strings.Contains(name, "..") && !strings.Contains(name, "\\")
+}
