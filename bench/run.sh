@@ -605,7 +605,7 @@ worst() { sort -g -k1,1 "$1" | tail -1; }
     "$(ratios "$res/L6-a-100k" "$res/L6-a-20k")"
   printf '| (a)/(b) falls as tasks grow (7, 50, 500) | %s | | L1 layout |\n' "$([ $falls = yes ] && echo PASS || echo MISS)"
   r=$(ratios "$res/d-taskclean" "$res/d-plain")
-  printf '| taskclean/plain ≤ 2.0, (d) | %s | %s | |\n' "$(verdict "$r" 2.0)" "$r"
+  printf '| taskclean/plain ≤ 1.5, (d) | %s | %s | |\n' "$(verdict "$r" 1.5)" "$r"
   r=$(ratios "$res/d2-taskclean" "$res/d2-plain")
   printf '| taskclean/plain ≤ 1.3, (d2) | %s | %s | |\n' "$(verdict "$r" 1.3)" "$r"
   w=$(worst "$res/t-rss")
