@@ -120,15 +120,7 @@ func TestNoLossIndexApply3way(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
 	wt := addWorktree(t, repo, "2.2")
-	testbin.WriteFile(t, filepath.Join(wt, "src", "f2.txt"), "two, patched\n")
-	patch := git(t, wt, "diff") + "\n"
-	git(t, wt, "checkout", "-q", "--", "src/f2.txt")
-	testbin.WriteFile(t, filepath.Join(wt, "src", "f2.txt"), "two, changed here\n")
-	git(t, wt, "add", "src/f2.txt")
-	if _, err := gitIn(wt, patch, "apply", "--3way"); err == nil {
-		t.Fatal("fixture: git apply --3way did not conflict")
-	}
-	requireUnmerged(t, wt, "src/f2.txt")
+	apply3wayConflict(t, wt)
 	stagedThenEdited(t, wt)
 	cleanAndRestore(t, repo, wt)
 }
@@ -156,15 +148,7 @@ func TestNoLossIndexDirectoryGone(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
 	wt := addWorktree(t, repo, "2.2")
-	testbin.WriteFile(t, filepath.Join(wt, "src", "f2.txt"), "two, patched\n")
-	patch := git(t, wt, "diff") + "\n"
-	git(t, wt, "checkout", "-q", "--", "src/f2.txt")
-	testbin.WriteFile(t, filepath.Join(wt, "src", "f2.txt"), "two, changed here\n")
-	git(t, wt, "add", "src/f2.txt")
-	if _, err := gitIn(wt, patch, "apply", "--3way"); err == nil {
-		t.Fatal("fixture: git apply --3way did not conflict")
-	}
-	requireUnmerged(t, wt, "src/f2.txt")
+	apply3wayConflict(t, wt)
 	stagedThenEdited(t, wt)
 	want := git(t, wt, "ls-files", "-s")
 	if r := testbin.Run(repo, nil, "rm", "-rf", wt); r.Code != 0 {
@@ -180,4 +164,20 @@ func TestNoLossIndexDirectoryGone(t *testing.T) {
 	if got := git(t, wt, "ls-files", "-s"); got != want {
 		t.Errorf("git ls-files -s differs after --restore:\nbefore:\n%s\nafter:\n%s", want, got)
 	}
+}
+
+// apply3wayConflict leaves src/f2.txt conflicted in wt by `git apply
+// --3way` of a patch over a staged change of the same line: stages in the
+// index and no operation in progress.
+func apply3wayConflict(t *testing.T, wt string) {
+	t.Helper()
+	testbin.WriteFile(t, filepath.Join(wt, "src", "f2.txt"), "two, patched\n")
+	patch := git(t, wt, "diff") + "\n"
+	git(t, wt, "checkout", "-q", "--", "src/f2.txt")
+	testbin.WriteFile(t, filepath.Join(wt, "src", "f2.txt"), "two, changed here\n")
+	git(t, wt, "add", "src/f2.txt")
+	if _, err := gitIn(wt, patch, "apply", "--3way"); err == nil {
+		t.Fatal("fixture: git apply --3way did not conflict")
+	}
+	requireUnmerged(t, wt, "src/f2.txt")
 }
