@@ -52,6 +52,22 @@ type Claim struct {
 	// Cached: only this repository's copy of a remote's claim was read,
 	// not the remote (the claim may have changed there since).
 	Cached bool `json:"cached,omitempty"`
+	// Alias is the ref a remote's claim ref points to when it is a
+	// symbolic ref there. A push to it would reach the target (a branch),
+	// so it is held, never taken over, renewed, released or dropped: the
+	// remote's owner deletes it. A claim of this repository that is an
+	// alias is replaced or deleted as itself (no-deref) and has none.
+	Alias string `json:"alias,omitempty"`
+}
+
+// AliasError refuses to push to a remote's claim ref that is a symbolic
+// ref: receive-pack writes through it, to its target.
+type AliasError struct{ Claim *Claim }
+
+func (e *AliasError) Error() string {
+	c := e.Claim
+	return fmt.Sprintf("%s on %s is a symbolic ref to %s, not a claim: a push to it would change %s there; it stays (delete it on %s: git symbolic-ref --delete %s)",
+		c.Ref, c.Remote, c.Alias, c.Alias, c.Remote, c.Ref)
 }
 
 // Ref is the claim ref of a task.

@@ -40,13 +40,19 @@ func ReadRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, re
 	}
 	prefix := Root + run + "/"
 	for try := 0; ; try++ {
-		refs, err := lsRemote(ctx, repo, readFrom, append([]string{prefix + "*"}, heads...)...)
+		refs, aliases, err := lsRemote(ctx, repo, readFrom, append([]string{prefix + "*"}, heads...)...)
 		if err != nil {
 			return nil, fmt.Errorf("read the claims on %s: %s", remote, gitcmd.OneLine(err))
 		}
 		v := &View{Claims: map[string]*Claim{}, Heads: map[string]string{}}
 		oids := map[string]string{} // id to ref
 		for ref, oid := range refs {
+			if target := aliases[ref]; target != "" && strings.HasPrefix(ref, prefix) {
+				// Held, with no holder: nothing of ours may push to it.
+				task := strings.TrimPrefix(ref, prefix)
+				v.Claims[task] = &Claim{Task: task, Ref: ref, Commit: oid, Remote: remote, Alias: target}
+				continue
+			}
 			if strings.HasPrefix(ref, prefix) {
 				oids[oid] = ref
 			} else if strings.HasPrefix(ref, "refs/heads/") {
@@ -121,22 +127,31 @@ func runRemote(ctx context.Context, w gitcmd.Runner, remote string, args ...stri
 	return out, err
 }
 
-// lsRemote lists the refs of remote matching patterns: name to id.
-func lsRemote(ctx context.Context, repo *gitcmd.Repo, remote string, patterns ...string) (map[string]string, error) {
-	args := append([]string{"ls-remote", "--refs", remote}, patterns...)
+// lsRemote lists the refs of remote matching patterns: name to id, and
+// the symbolic refs among them: name to target. Only protocol v2 names
+// every symbolic ref (v0 names HEAD alone), so v2 is asked for whatever
+// the configuration says; a server older than git 2.18 answers in v0 and
+// its symbolic refs read as plain refs (docs/DESIGN.md says so).
+func lsRemote(ctx context.Context, repo *gitcmd.Repo, remote string, patterns ...string) (refs, aliases map[string]string, err error) {
+	args := append([]string{"-c", "protocol.version=2", "ls-remote", "--refs", "--symref", remote}, patterns...)
 	out, err := runRemote(ctx, repo.Runner, remote, args...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res := map[string]string{}
+	refs, aliases = map[string]string{}, map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
-		oid, ref, ok := strings.Cut(sc.Text(), "\t")
-		if ok {
-			res[ref] = oid
+		left, ref, ok := strings.Cut(sc.Text(), "\t")
+		if !ok {
+			continue
 		}
+		if target, sym := strings.CutPrefix(left, "ref: "); sym {
+			aliases[ref] = target
+			continue
+		}
+		refs[ref] = left
 	}
-	return res, nil
+	return refs, aliases, nil
 }
 
 // commitBodies reads the messages of commits by id, through objs (a new

@@ -121,6 +121,9 @@ func mine(req Request, id, verb string) (*Claim, error) {
 	if c == nil {
 		return nil, fmt.Errorf("task %s is not claimed: nothing to %s (the claim was released, or dropped by a clean after it expired, or never taken)", id, verb)
 	}
+	if c.Alias != "" {
+		return nil, &AliasError{Claim: c}
+	}
 	if c.Holder != req.Holder {
 		return nil, &NotHolderError{Task: id, Holder: c.Holder, Caller: req.Holder}
 	}
@@ -179,6 +182,9 @@ func Release(ctx context.Context, repo *gitcmd.Repo, req Request, id string) err
 func Drop(ctx context.Context, repo *gitcmd.Repo, c *Claim, save, readFrom string, warn func(string)) error {
 	if c.Cached {
 		return fmt.Errorf("the claim lives on %s, which was not read (pass --remote %s)", c.Remote, c.Remote)
+	}
+	if c.Alias != "" {
+		return &AliasError{Claim: c}
 	}
 	var extra []gitcmd.RefUpdate
 	if save != "" {
@@ -274,7 +280,7 @@ func set(ctx context.Context, repo *gitcmd.Repo, at place, ref, newOID, old stri
 // current is ref's value where the claim lives ("" when absent).
 func current(ctx context.Context, repo *gitcmd.Repo, at place, ref string) (string, error) {
 	if at.name != "" {
-		refs, err := lsRemote(ctx, repo, at.readFrom(), ref)
+		refs, _, err := lsRemote(ctx, repo, at.readFrom(), ref)
 		return refs[ref], err
 	}
 	out, err := repo.Run(ctx, "for-each-ref", "--format=%(objectname)", "--end-of-options", ref)

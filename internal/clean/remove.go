@@ -232,6 +232,12 @@ func (c *cleaner) deleteBranches(brs []BranchTarget, targets []*Target) error {
 	}
 	var dels []gitcmd.RefUpdate
 	var acts []*Action
+	deleting := map[string]bool{}
+	for _, bt := range brs {
+		if _, ok := kept[bt.B.Name]; !ok {
+			deleting[bt.B.Ref] = true
+		}
+	}
 	for _, bt := range brs {
 		if p, ok := kept[bt.B.Name]; ok {
 			c.add(&Action{Op: OpSkipBranch, Task: bt.Task, Branch: bt.B.Name,
@@ -249,7 +255,10 @@ func (c *cleaner) deleteBranches(brs []BranchTarget, targets []*Target) error {
 		}
 		dels = append(dels, gitcmd.RefUpdate{Op: "delete", Ref: bt.B.Ref, Old: bt.B.OID})
 		a := &Action{Op: OpDeleteBranch, Task: bt.Task, Branch: bt.B.Name, Commit: bt.B.OID}
-		if bt.B.Symref != "" {
+		switch {
+		case bt.B.Symref != "" && deleting[bt.B.Symref]:
+			a.Reason = "a symbolic ref to " + bt.B.Symref + ", which this clean deletes too: each is deleted and saved as itself"
+		case bt.B.Symref != "":
 			a.Reason = "a symbolic ref to " + bt.B.Symref + ": only the alias is deleted, " + bt.B.Symref + " stays"
 		}
 		acts = append(acts, c.add(a))

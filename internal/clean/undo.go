@@ -66,6 +66,8 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 type aliasToMake struct {
 	ref, target string
 	a           *Action
+	// targetGone: target did not exist when the undo read the refs.
+	targetGone bool
 }
 
 // makeAliases turns the branches just created for saved aliases into the
@@ -211,7 +213,7 @@ func undoBranches(res *Result, chain []*Backup, existing map[string]gitcmd.Ref) 
 			res.Actions = append(res.Actions, a)
 		}
 	}
-	return creates, aliases
+	return creates, aliasesOfNothing(aliases, creates)
 }
 
 // undoAlias adds the action of a saved alias and returns what makes it
@@ -242,13 +244,29 @@ func undoAlias(res *Result, it *SavedItem, existing map[string]gitcmd.Ref) (*git
 		return nil, nil
 	}
 	u := &gitcmd.RefUpdate{Op: "create", Ref: ref, New: it.Tip}
-	if t, ok := existing[it.Target]; !ok || t.OID == "" {
-		// An alias of nothing would name no commit: the branch comes back
-		// plain, at the tip it resolved to.
-		a.Reason = it.Target + " no longer exists: restored as a plain branch at the tip the alias resolved to (" + ui.Short(it.Tip) + ")"
-		return u, nil
+	t, ok := existing[it.Target]
+	return u, &aliasToMake{ref: ref, target: it.Target, a: a, targetGone: !ok || t.OID == ""}
+}
+
+// aliasesOfNothing leaves plain the aliases whose target neither exists
+// nor is restored by this undo (the same clean may have deleted both: the
+// target comes back in the same transaction, so the alias follows it
+// again). An alias of nothing would name no commit: it comes back as a
+// plain branch at the tip it resolved to.
+func aliasesOfNothing(aliases []aliasToMake, creates []gitcmd.RefUpdate) []aliasToMake {
+	created := map[string]bool{}
+	for _, u := range creates {
+		created[u.Ref] = true
 	}
-	return u, &aliasToMake{ref: ref, target: it.Target, a: a}
+	var out []aliasToMake
+	for _, al := range aliases {
+		if al.targetGone && !created[al.target] {
+			al.a.Reason = al.target + " no longer exists: restored as a plain branch at the tip the alias resolved to (" + ui.Short(al.a.Commit) + ")"
+			continue
+		}
+		out = append(out, al)
+	}
+	return out
 }
 
 // undoWorktrees adds, for each worktree the chain saved, in the order first

@@ -138,7 +138,16 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd
 	local := st.Claims
 	st.Claims = claims.Merge(local, v.Claims, remote)
 	st.StaleCopies = claims.StaleCopies(local, v.Claims, remote)
+	for _, id := range sortedClaimIDs(v.Claims) {
+		if c := v.Claims[id]; c.Alias != "" {
+			st.claimProblems = append(st.claimProblems, Problem{Kind: ProblemClaimAlias, Task: id, Message: fmt.Sprintf(
+				"task %s is held by %s", id, (&claims.AliasError{Claim: c}).Error())})
+		}
+	}
 	for _, id := range claims.Conflicts(local, v.Claims, remote) {
+		if v.Claims[id].Alias != "" {
+			continue // named above
+		}
 		st.claimProblems = append(st.claimProblems, Problem{Kind: ProblemClaimConflict, Task: id, Message: fmt.Sprintf(
 			"task %s is claimed twice: by %s in this repository only, and by %s on %s; claims taken without the remote are invisible to other machines (set git config taskresume.remote on every machine); one of them should release it",
 			id, local[id].Holder, v.Claims[id].Holder, remote)})
@@ -442,4 +451,13 @@ func relHint(rel Relation) string {
 		return "pull it"
 	}
 	return "reconcile them; the local branch is what counts"
+}
+
+func sortedClaimIDs(m map[string]*claims.Claim) []string {
+	out := make([]string, 0, len(m))
+	for id := range m {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -242,6 +242,7 @@ const (
 	ProblemRemoteMoved          ProblemKind = "remote_moved"
 	ProblemClaimConflict        ProblemKind = "claim_conflict"
 	ProblemClaimNotRead         ProblemKind = "claim_not_read"
+	ProblemClaimAlias           ProblemKind = "claim_alias"
 )
 
 // AllProblemKinds are the values of ProblemKind.
@@ -254,6 +255,6 @@ func AllProblemKinds() []ProblemKind {
 		ProblemStaleWorktree, ProblemLockedWorktree, ProblemUnreadableWorktree, ProblemUnknownWorktree,
 		ProblemUnreachableCommits, ProblemStoppedOperation, ProblemLiveWorktree, ProblemSharedWorktreeWork,
 		ProblemRemoteDiffers, ProblemRemoteBranchesUnread, ProblemRemoteAmbiguous, ProblemRemoteClaimsUnread, ProblemRemoteMoved,
-		ProblemClaimConflict, ProblemClaimNotRead,
+		ProblemClaimConflict, ProblemClaimNotRead, ProblemClaimAlias,
 	}
 }

@@ -30,11 +30,20 @@ func SymrefTarget(commonDir, ref string) string {
 // any alias on it leaves that worktree on a branch that does not exist.
 // gitDir is the worktree's own git directory (the common directory for the
 // main worktree). Files only, as SymrefTarget.
+//
+// A link of the chain may be a per-worktree ref (refs/worktree/,
+// refs/bisect/, refs/rewritten/): git keeps those in the worktree's own
+// git directory, so they are read there (HEAD -> refs/worktree/a ->
+// refs/heads/alias -> main holds alias too).
 func HeadAliases(gitDir, commonDir string) []string {
 	var out []string
 	name := readSymref(filepath.Join(gitDir, "HEAD"))
 	for i := 0; i < maxSymrefDepth && safeRefName(name); i++ {
-		next := SymrefTarget(commonDir, name)
+		dir := commonDir
+		if perWorktreeRef(name) {
+			dir = gitDir
+		}
+		next := SymrefTarget(dir, name)
 		if next == "" {
 			break
 		}
@@ -42,6 +51,17 @@ func HeadAliases(gitDir, commonDir string) []string {
 		name = next
 	}
 	return out
+}
+
+// perWorktreeRef: git stores ref in each worktree's own git directory
+// (is_per_worktree_ref in git's refs.c).
+func perWorktreeRef(ref string) bool {
+	for _, p := range []string{"refs/worktree/", "refs/bisect/", "refs/rewritten/"} {
+		if strings.HasPrefix(ref, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // readSymref reads a ref file holding "ref: <name>", or gives "".

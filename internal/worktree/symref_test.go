@@ -28,6 +28,12 @@ func TestHeadAliases(t *testing.T) {
 	if got, want := worktree.HeadAliases(admin, common), []string{"refs/heads/a1", "refs/heads/a2"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("HEAD -> a1 -> a2 -> main goes through %v, want %v", got, want)
 	}
+	// A per-worktree link is read in the worktree's own git directory.
+	git(t, wt, "symbolic-ref", "refs/worktree/w", "refs/heads/a1")
+	git(t, wt, "symbolic-ref", "HEAD", "refs/worktree/w")
+	if got, want := worktree.HeadAliases(admin, common), []string{"refs/worktree/w", "refs/heads/a1", "refs/heads/a2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("HEAD -> refs/worktree/w -> a1 -> a2 -> main goes through %v, want %v", got, want)
+	}
 	if got := worktree.SymrefTarget(common, "refs/heads/a1"); got != "refs/heads/a2" {
 		t.Errorf("SymrefTarget(a1) = %q, want refs/heads/a2", got)
 	}
