@@ -45,7 +45,11 @@ func requireRemoteClaimAlias(t *testing.T, origin, tip, what string) {
 func TestAdv30RemoteClaimAliasDeletesRemoteBranch(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"--remote", "origin"}, {"--remote", "origin", "--all"}, {"--remote", "origin", "--task", "2.1"}} {
-		t.Run(strings.Join(args[2:], " "), func(t *testing.T) {
+		name := strings.Join(args[2:], " ")
+		if name == "" {
+			name = "default"
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			repo, origin, tip := remoteClaimAlias(t)
 			r, doc := clean(t, repo, nil, args...)
