@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,7 +63,7 @@ func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (claim *Claim, ag
 		}
 	}
 	if req.Named {
-		for _, id := range sortedIDs(req.Held) {
+		for _, id := range slices.Sorted(maps.Keys(req.Held)) {
 			c := req.Held[id]
 			if c.Holder == req.Holder && !c.Expired && req.NotDone[id] && c.Remote == req.Remote && !c.Cached {
 				return c, true, nil
@@ -98,15 +99,6 @@ func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (claim *Claim, ag
 }
 
 func (r Request) where() place { return place{name: r.Remote, read: r.ReadFrom} }
-
-func sortedIDs(m map[string]*Claim) []string {
-	out := make([]string, 0, len(m))
-	for id := range m {
-		out = append(out, id)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // NotHolderError refuses to renew or release somebody else's claim.
 type NotHolderError struct{ Task, Holder, Caller string }

@@ -2,8 +2,10 @@ package clean
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -356,13 +358,8 @@ func (sel *Selection) takeBranches(brs []BranchTarget, holders map[string]string
 // while its holder may still be working (it releases the claim, or the
 // claim expires).
 func claimsToDrop(st *resume.State, opts Options, wantTask map[string]bool) []*claims.Claim {
-	ids := make([]string, 0, len(st.Claims))
-	for id := range st.Claims {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
 	var out []*claims.Claim
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(st.Claims)) {
 		c := st.Claims[id]
 		if opts.All || c.Expired || wantTask[id] {
 			out = append(out, c)

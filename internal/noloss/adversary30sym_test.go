@@ -67,6 +67,9 @@ func TestAdv30RemoteClaimAliasDeletesRemoteBranch(t *testing.T) {
 func TestAdv30RemoteClaimAliasTakeoverMovesRemoteBranch(t *testing.T) {
 	t.Parallel()
 	repo, origin, tip := remoteClaimAlias(t)
+	// Protocol v0 names no symbolic ref but HEAD: the read asks for v2
+	// whatever the configuration says.
+	git(t, repo, "config", "protocol.version", "0")
 	r := testbin.Taskresume(repo, nil, run, "--remote", "origin", "--claim", "--as", "agent-a")
 	what := fmt.Sprintf("--claim: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	requireRemoteClaimAlias(t, origin, tip, what)
@@ -76,6 +79,10 @@ func TestAdv30RemoteClaimAliasTakeoverMovesRemoteBranch(t *testing.T) {
 	r = testbin.Taskresume(repo, nil, run, "--remote", "origin", "--json")
 	if !strings.Contains(r.Stdout, `"claim_alias"`) {
 		t.Errorf("the report does not name the alias as claim_alias\n%s%s", r.Stdout, r.Stderr)
+	}
+	r = testbin.Taskresume(repo, nil, run, "--remote", "origin")
+	if !strings.Contains(r.Stdout, "[held by a symbolic ref to refs/heads/feature on origin]") {
+		t.Errorf("the report does not say what holds task 2.1\n%s%s", r.Stdout, r.Stderr)
 	}
 }
 

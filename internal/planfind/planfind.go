@@ -13,6 +13,7 @@ package planfind
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -170,7 +171,7 @@ func Find(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run stri
 						return nil, err
 					}
 				}
-				c.Uncommitted = head == nil || head.digest != c.digest || !samePaths(head.RepoPaths, c.RepoPaths)
+				c.Uncommitted = head == nil || head.digest != c.digest || !slices.Equal(head.RepoPaths, c.RepoPaths)
 				if !c.Uncommitted {
 					c.Commit = pl.Commit
 				} else if head != nil && head.Err == nil {
@@ -201,7 +202,7 @@ func Find(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run stri
 	if chosen.Commit == "" {
 		// Files a commit holds as they are: committed there.
 		for _, c := range copies {
-			if c.Commit != "" && c.digest == chosen.digest && samePaths(c.RepoPaths, chosen.RepoPaths) {
+			if c.Commit != "" && c.digest == chosen.digest && slices.Equal(c.RepoPaths, chosen.RepoPaths) {
 				f.SameCommitted = c.Commit
 				break
 			}
@@ -223,18 +224,6 @@ func (c *Copy) at(pl Place) *Copy {
 	d.Place = pl
 	d.Name = pl.Label + ":" + c.RepoPaths[0]
 	return &d
-}
-
-func samePaths(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // newest picks the copy to read: an uncommitted edit first (the most

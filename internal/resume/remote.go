@@ -3,6 +3,7 @@ package resume
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -138,10 +139,10 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd
 	local := st.Claims
 	st.Claims = claims.Merge(local, v.Claims, remote)
 	st.StaleCopies = claims.StaleCopies(local, v.Claims, remote)
-	for _, id := range sortedClaimIDs(v.Claims) {
+	for _, id := range slices.Sorted(maps.Keys(v.Claims)) {
 		if c := v.Claims[id]; c.Alias != "" {
 			st.claimProblems = append(st.claimProblems, Problem{Kind: ProblemClaimAlias, Task: id, Message: fmt.Sprintf(
-				"task %s is held by %s", id, (&claims.AliasError{Claim: c}).Error())})
+				"task %s cannot be claimed: %s", id, &claims.AliasError{Claim: c})})
 		}
 	}
 	for _, id := range claims.Conflicts(local, v.Claims, remote) {
@@ -451,13 +452,4 @@ func relHint(rel Relation) string {
 		return "pull it"
 	}
 	return "reconcile them; the local branch is what counts"
-}
-
-func sortedClaimIDs(m map[string]*claims.Claim) []string {
-	out := make([]string, 0, len(m))
-	for id := range m {
-		out = append(out, id)
-	}
-	sort.Strings(out)
-	return out
 }

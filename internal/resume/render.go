@@ -117,7 +117,9 @@ func (r *renderer) taskLine(t *Task) string {
 	if len(t.Duplicates) > 0 {
 		line += "  [also: " + strings.Join(t.Duplicates, ", ") + "]"
 	}
-	if t.Claim != nil {
+	if t.Claim != nil && t.Claim.Alias != "" {
+		line += fmt.Sprintf("  [held by a symbolic ref to %s on %s]", ui.Display(t.Claim.Alias), ui.Display(t.Claim.Remote))
+	} else if t.Claim != nil {
 		state := "until " + ui.When(t.Claim.Expires)
 		if t.Claim.Expired {
 			state = "expired"

@@ -59,15 +59,21 @@ func admExists(path string) bool {
 // admHeadName reads a rebase's head-name file: "refs/heads/x" for a branch,
 // "detached HEAD" otherwise.
 func admHeadName(path string) string {
+	return fileAfter(path, "refs/heads/")
+}
+
+// fileAfter is what follows prefix in the one-line file at path, "" when
+// the file is unreadable or does not start with prefix.
+func fileAfter(path, prefix string) string {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return ""
 	}
-	name, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "refs/heads/")
+	rest, ok := strings.CutPrefix(strings.TrimSpace(string(data)), prefix)
 	if !ok {
 		return ""
 	}
-	return name
+	return rest
 }
 
 // admBranchName returns s when it looks like a branch name. BISECT_START

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -215,7 +216,7 @@ func TestProveIndex(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ProveIndex(&IndexSave{File: file, Stat: st, Entries: entries, Held: tc.held})
-			if !equalUnproven(got, tc.want) {
+			if !slices.Equal(got, tc.want) {
 				t.Errorf("ProveIndex = %v, want %v", got, tc.want)
 			}
 		})
@@ -227,10 +228,10 @@ func TestProveIndex(t *testing.T) {
 		t.Errorf("no index before or after: %v", got)
 	}
 	changed := []Unproven{{IndexUnproven, WhyChanged}}
-	if got := ProveIndex(&IndexSave{File: file}); !equalUnproven(got, changed) {
+	if got := ProveIndex(&IndexSave{File: file}); !slices.Equal(got, changed) {
 		t.Errorf("an index made since the save: %v, want %v", got, changed)
 	}
-	if got := ProveIndex(&IndexSave{File: missing, Stat: st}); !equalUnproven(got, changed) {
+	if got := ProveIndex(&IndexSave{File: missing, Stat: st}); !slices.Equal(got, changed) {
 		t.Errorf("an index removed since the save: %v, want %v", got, changed)
 	}
 	tmp := filepath.Join(dir, "index.new")
@@ -238,23 +239,11 @@ func TestProveIndex(t *testing.T) {
 	if err := os.Rename(tmp, file); err != nil {
 		t.Fatal(err)
 	}
-	if got := ProveIndex(&IndexSave{File: file, Stat: st, Entries: entries, Held: all}); !equalUnproven(got, changed) {
+	if got := ProveIndex(&IndexSave{File: file, Stat: st, Entries: entries, Held: all}); !slices.Equal(got, changed) {
 		t.Errorf("an index written anew since the save: %v, want %v", got, changed)
 	}
 	if got := ProveIndex(&IndexSave{File: file, Err: os.ErrInvalid}); len(got) != 1 || got[0].Path != IndexUnproven ||
 		!strings.HasPrefix(got[0].Why, whyCannotRead) {
 		t.Errorf("an index the save could not read: %v", got)
 	}
-}
-
-func equalUnproven(a, b []Unproven) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

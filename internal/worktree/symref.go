@@ -1,7 +1,6 @@
 package worktree
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -65,17 +64,7 @@ func perWorktreeRef(ref string) bool {
 }
 
 // readSymref reads a ref file holding "ref: <name>", or gives "".
-func readSymref(path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	name, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: ")
-	if !ok {
-		return ""
-	}
-	return name
-}
+func readSymref(path string) string { return fileAfter(path, "ref: ") }
 
 // safeRefName accepts a ref name that stays inside the directory it is read
 // from: git refuses ".." and names outside refs/ for the refs followed here.
