@@ -84,6 +84,13 @@ func TestAdv30RemoteClaimAliasTakeoverMovesRemoteBranch(t *testing.T) {
 	if !strings.Contains(r.Stdout, "[held by a symbolic ref to refs/heads/feature on origin]") {
 		t.Errorf("the report does not say what holds task 2.1\n%s%s", r.Stdout, r.Stderr)
 	}
+	for _, verb := range []string{"--renew", "--release"} {
+		r = testbin.Taskresume(repo, nil, run, "--remote", "origin", verb, "2.1", "--as", "agent-a")
+		if r.Code == 0 || !strings.Contains(r.Stderr, "is a symbolic ref to refs/heads/feature") {
+			t.Errorf("%s 2.1: exit %d, want a refusal naming the alias\n%s%s", verb, r.Code, r.Stdout, r.Stderr)
+		}
+		requireRemoteClaimAlias(t, origin, tip, verb)
+	}
 }
 
 // An alias of another branch of the run (<task 2.1's branch> -> <task
