@@ -1,0 +1,51 @@
+package noloss
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
+)
+
+// Adversary, round 31 (symbolic refs, second pass). Tests that fail on the
+// code they were written against; no fixes.
+
+// remoteWithDanglingClaimAlias is remoteClaimAlias with the remote's
+// feature deleted afterwards: the claim ref of task 2.1 there is a
+// symbolic ref to a branch that does not exist.
+func remoteWithDanglingClaimAlias(t *testing.T) (repo, origin string) {
+	repo, origin, _ = remoteClaimAlias(t)
+	git(t, origin, "update-ref", "-d", "refs/heads/feature")
+	if got := symrefOf(origin, "refs/taskclaims/"+run+"/2.1"); got != "refs/heads/feature" {
+		t.Fatalf("fixture: the claim alias is %q", got)
+	}
+	return repo, origin
+}
+
+// A claim on the remote that is a symbolic ref to a branch the remote no
+// longer has (refs/taskclaims/<run>/2.1 -> refs/heads/feature, feature
+// deleted). ls-remote lists no dangling symbolic ref, in v2 as in v0, so
+// the claim reads as absent; the take pushes to it expecting it absent,
+// and receive-pack writes through it: the remote gains a branch feature at
+// the claim's commit (an empty tree), and the taker's claim reads next as
+// the alias it is, which it can neither renew nor release.
+func TestAdv31RemoteDanglingClaimAliasTakeCreatesBranch(t *testing.T) {
+	t.Parallel()
+	repo, origin := remoteWithDanglingClaimAlias(t)
+	r := testbin.Taskresume(repo, nil, run, "--remote", "origin", "--claim", "--as", "agent-a")
+	what := fmt.Sprintf("--claim: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	if res := testbin.Run(origin, nil, "git", "rev-parse", "-q", "--verify", "refs/heads/feature"); res.Code == 0 {
+		t.Errorf("the take created the remote's branch feature at %s through the dangling claim alias refs/taskclaims/%s/2.1\n%s",
+			strings.TrimSpace(res.Stdout), run, what)
+	}
+	if got := symrefOf(origin, "refs/taskclaims/"+run+"/2.1"); got != "refs/heads/feature" {
+		t.Errorf("the remote's claim alias is %q, want it left as the symbolic ref it was\n%s", got, what)
+	}
+	if r.Code == 0 && strings.TrimSpace(r.Stdout) == "2.1" {
+		rel := testbin.Taskresume(repo, nil, run, "--remote", "origin", "--release", "2.1", "--as", "agent-a")
+		if rel.Code != 0 {
+			t.Errorf("the claim of 2.1 it was given cannot be released: exit %d\n%s%s", rel.Code, rel.Stdout, rel.Stderr)
+		}
+	}
+}
