@@ -2,6 +2,7 @@ package noloss
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,4 +49,52 @@ func TestAdv31RemoteDanglingClaimAliasTakeCreatesBranch(t *testing.T) {
 			t.Errorf("the claim of 2.1 it was given cannot be released: exit %d\n%s%s", rel.Code, rel.Stdout, rel.Stderr)
 		}
 	}
+}
+
+// --undo killed (SIGKILL) between the transaction that creates the alias
+// as a plain branch at its saved tip and the `git symbolic-ref` that makes
+// it an alias again: the kill comes from a reference-transaction hook
+// once that transaction is committed, the moment a crash would leave. The
+// rerun of --undo finds <run>-main a plain branch, takes it for a branch
+// of the user's and leaves it so: the alias never comes back, and main's
+// new commits are no longer what <run>-main names.
+func TestAdv31UndoKilledBeforeSymbolicRef(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	makeAlias(t, repo, mainAlias, "refs/heads/main")
+	mainTip := git(t, repo, "rev-parse", "refs/heads/main")
+	cleanOK(t, repo, nil, "--all")
+
+	marker := filepath.Join(filepath.Dir(repo), "killed")
+	hook := `#!/bin/sh
+# Kill git-taskclean (the parent of the git update-ref running this hook)
+# once the transaction creating the alias's branch is committed.
+[ "$1" = committed ] || exit 0
+grep -q ' refs/heads/` + mainAlias + `$' || exit 0
+[ -e '` + marker + `' ] && exit 0
+: > '` + marker + `'
+gp=$(awk '{print $4}' /proc/$PPID/stat)
+kill -9 "$gp"
+`
+	testbin.WriteFile(t, filepath.Join(repo, ".git", "hooks", "reference-transaction"), hook)
+	testbin.Run(repo, nil, "chmod", "+x", filepath.Join(repo, ".git", "hooks", "reference-transaction"))
+
+	r := testbin.Taskclean(repo, nil, "--run", run, "--undo")
+	if !testbin.Exists(marker) {
+		t.Fatalf("the hook did not kill the undo: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r.Code == 0 {
+		t.Fatalf("the killed undo exited 0\n%s%s", r.Stdout, r.Stderr)
+	}
+	if got := symrefOf(repo, "refs/heads/"+mainAlias); got != "" {
+		t.Fatalf("the kill came after symbolic-ref (%s is already an alias of %s): the test does not test the window", mainAlias, got)
+	}
+	requireBranchAt(t, repo, mainAlias, mainTip) // the state the kill left
+
+	r = undoOK(t, repo)
+	if got := symrefOf(repo, "refs/heads/"+mainAlias); got != "refs/heads/main" {
+		t.Errorf("after the undo killed before symbolic-ref and its rerun, %s is %q as a symbolic ref, want refs/heads/main (the rerun did not finish what the killed undo began)\n%s%s",
+			mainAlias, got, r.Stdout, r.Stderr)
+	}
+	requireBranchAt(t, repo, "main", mainTip)
 }
