@@ -98,3 +98,41 @@ kill -9 "$gp"
 	}
 	requireBranchAt(t, repo, "main", mainTip)
 }
+
+// A run in a bare repository with worktrees (a common layout for agents):
+// the bare repository's HEAD names <run>-main, an alias of main, or
+// <run>-main itself as a plain branch. observe skips the bare entry of
+// the worktree list, so neither HEAD's branch nor the aliases its chain
+// goes through hold anything: --all deletes <run>-main and leaves the
+// repository's HEAD on a branch that does not exist (git log there
+// fails; a clone of it has nothing to check out), where a worktree's HEAD
+// on it refuses the clean (TestSymrefAliasIsHeadOfAWorktree).
+func TestAdv31BareRepositoryHeadThroughAlias(t *testing.T) {
+	t.Parallel()
+	for _, alias := range []bool{true, false} {
+		name := "head-on-alias"
+		if !alias {
+			name = "head-on-plain-run-main"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			repo := newRepo(t)
+			bare := filepath.Join(filepath.Dir(repo), "bare.git")
+			git(t, filepath.Dir(repo), "clone", "-q", "--bare", repo, bare)
+			if alias {
+				makeAlias(t, bare, mainAlias, "refs/heads/main")
+			}
+			git(t, bare, "symbolic-ref", "HEAD", "refs/heads/"+mainAlias)
+			wt := filepath.Join(filepath.Dir(repo), "wt")
+			git(t, bare, "worktree", "add", "-q", "--detach", wt, "main")
+			mainTip := git(t, bare, "rev-parse", "refs/heads/main")
+
+			r, doc := clean(t, wt, nil, "--all")
+			if res := testbin.Run(bare, nil, "git", "rev-parse", "-q", "--verify", "HEAD"); res.Code != 0 {
+				t.Errorf("the bare repository's HEAD (%s) no longer resolves: the clean deleted %s, which it names (exit %d)\n%s",
+					strings.TrimSpace(testbin.Run(bare, nil, "git", "symbolic-ref", "HEAD").Stdout), mainAlias, r.Code, printed(r, doc))
+			}
+			requireBranchAt(t, bare, "main", mainTip)
+		})
+	}
+}
