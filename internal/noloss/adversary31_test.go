@@ -136,3 +136,32 @@ func TestAdv31BareRepositoryHeadThroughAlias(t *testing.T) {
 		})
 	}
 }
+
+// A branch of the user's, feature, that is an alias of task 2.2's branch
+// (a short name for it). The clean deletes the task's branch as a plain
+// branch and says nothing of feature, which is left a symbolic ref to a
+// branch that no longer exists: `git branch` no longer lists it, `git log
+// feature` fails, and nothing the clean printed tells the user why or
+// that --undo brings it back (git branch -D does the same; the clean
+// promises more: the alias HEAD goes through holds, an alias it deletes is
+// saved as one).
+func TestAdv31UserAliasOfDeletedTaskBranch(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"--all"}, {"--task", "2.2"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			repo := newRepo(t)
+			wt := addWorktree(t, repo, "2.2")
+			commitFile(t, wt, "x.txt", "x\n")
+			git(t, repo, "worktree", "remove", wt)
+			git(t, repo, "symbolic-ref", "refs/heads/feature", "refs/heads/"+br22)
+			r, doc := clean(t, repo, nil, args...)
+			if testbin.Run(repo, nil, "git", "rev-parse", "-q", "--verify", "refs/heads/feature").Code == 0 {
+				return // refused, or kept what feature names
+			}
+			if !strings.Contains(r.Stdout, "feature") && !strings.Contains(r.Stderr, "feature") {
+				t.Errorf("the user's branch feature, an alias of %s, was left pointing to nothing (exit %d), and the clean does not say so\n%s", br22, r.Code, printed(r, doc))
+			}
+		})
+	}
+}
