@@ -165,3 +165,47 @@ func TestAdv31UserAliasOfDeletedTaskBranch(t *testing.T) {
 		})
 	}
 }
+
+// A HEAD written by git with core.preferSymlinkRefs (a documented setting
+// git still honours): a symbolic link whose text is the ref it names
+// (HEAD -> "refs/heads/<run>-main", an alias of main). HeadAliases reads
+// HEAD's file through the link, so it reads the alias's own content and
+// starts the chain at main: the alias HEAD names is held by nothing, --all
+// deletes it, and the worktree is left on a branch that does not exist
+// (with a plain HEAD file the clean refuses: TestSymrefAliasIsHeadOfAWorktree).
+func TestAdv31SymlinkHeadOnAlias(t *testing.T) {
+	t.Parallel()
+	for _, where := range []string{"main-worktree", "linked-worktree"} {
+		t.Run(where, func(t *testing.T) {
+			t.Parallel()
+			repo := newRepo(t)
+			makeAlias(t, repo, mainAlias, "refs/heads/main")
+			holder := repo
+			if where == "linked-worktree" {
+				holder = filepath.Join(filepath.Dir(repo), "other")
+				git(t, repo, "worktree", "add", "-q", "--detach", holder, "main")
+			} else {
+				git(t, repo, "switch", "-q", "--detach")
+			}
+			git(t, holder, "-c", "core.preferSymlinkRefs=true", "symbolic-ref", "HEAD", "refs/heads/"+mainAlias)
+			headFile := git(t, holder, "rev-parse", "--git-path", "HEAD")
+			if !filepath.IsAbs(headFile) {
+				headFile = filepath.Join(holder, headFile)
+			}
+			if r := testbin.Run("", nil, "test", "-L", headFile); r.Code != 0 {
+				t.Fatalf("fixture: %s is not a symbolic link", headFile)
+			}
+			if got := git(t, holder, "rev-parse", "--symbolic-full-name", "HEAD"); got != "refs/heads/main" {
+				t.Fatalf("fixture: HEAD resolves to %q", got)
+			}
+			mainTip := git(t, repo, "rev-parse", "refs/heads/main")
+
+			r, doc := clean(t, repo, nil, "--all")
+			if res := testbin.Run(holder, nil, "git", "rev-parse", "-q", "--verify", "HEAD"); res.Code != 0 {
+				t.Errorf("HEAD of %s (a symbolic link to %s) no longer resolves: the clean deleted the alias it names (exit %d)\n%s",
+					holder, mainAlias, r.Code, printed(r, doc))
+			}
+			requireBranchAt(t, repo, "main", mainTip)
+		})
+	}
+}
