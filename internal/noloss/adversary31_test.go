@@ -209,3 +209,32 @@ func TestAdv31SymlinkHeadOnAlias(t *testing.T) {
 		})
 	}
 }
+
+// A claim alias on the remote that points to another claim of the run
+// (2.1 -> 2.2), 2.2 an expired claim. The clean drops 2.2 (saved, as it
+// should), which leaves the alias 2.1 dangling, so invisible to ls-remote;
+// the next take of 2.1 writes through it: the remote gains a claim of task
+// 2.2 that says "task 2.1", held by a resumer working on 2.1, and 2.2 is
+// taken by nobody working on it.
+func TestAdv31RemoteClaimAliasOfClaimDroppedThenTaken(t *testing.T) {
+	t.Parallel()
+	repo, origin, _ := remoteClaimAlias(t)
+	c22 := strings.TrimSpace(testbin.RunStdin(origin, nil, "", "git", "commit-tree", "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+		"-m", "claim "+run+" task 2.2\n\nholder agent-b\nexpires 2000-01-01T00:00:00Z\nremote origin\n").Stdout)
+	git(t, origin, "update-ref", "refs/taskclaims/"+run+"/2.2", c22)
+	git(t, origin, "symbolic-ref", "refs/taskclaims/"+run+"/2.1", "refs/taskclaims/"+run+"/2.2")
+
+	r, doc := clean(t, repo, nil, "--remote", "origin")
+	what := printed(r, doc)
+	r2 := testbin.Taskresume(repo, nil, run, "--remote", "origin", "--claim", "--as", "agent-a")
+	what += fmt.Sprintf("\n--claim: exit %d\n%s%s", r2.Code, r2.Stdout, r2.Stderr)
+	if res := testbin.Run(origin, nil, "git", "rev-parse", "-q", "--verify", "refs/taskclaims/"+run+"/2.2"); res.Code == 0 {
+		body := testbin.Run(origin, nil, "git", "log", "-1", "--format=%B", "refs/taskclaims/"+run+"/2.2").Stdout
+		if strings.Contains(body, "task 2.1") {
+			t.Errorf("the remote's claim ref of task 2.2 holds a claim of task 2.1, written through the alias 2.1 -> 2.2 once the clean dropped 2.2:\n%s\n%s", body, what)
+		}
+	}
+	if got := symrefOf(origin, "refs/taskclaims/"+run+"/2.1"); got != "" && strings.TrimSpace(r2.Stdout) == "2.1" {
+		t.Errorf("agent-a was given task 2.1, whose claim ref on the remote is a symbolic ref to %s\n%s", got, what)
+	}
+}
