@@ -23,6 +23,8 @@ import (
 //     renamed so after its save is recorded), and its entry dropped;
 //   - the mark that locked an entry is removed;
 //   - git lock files its interrupted ref transaction recorded and left;
+//   - the aliases an interrupted --undo restored as plain branches and
+//     had not yet made symbolic refs again (finishAliases);
 //   - its temporary folders.
 func recoverLeftovers(ctx context.Context, repo *gitcmd.Repo, run string, lock *Lock) ([]*Action, error) {
 	acts, _, err := recoverChanged(ctx, repo, run, lock)
@@ -64,6 +66,14 @@ func recoverChanged(ctx context.Context, repo *gitcmd.Repo, run string, lock *Lo
 			}
 		}
 		os.Remove(record)
+	}
+	// After the stale locks: one on an alias's ref would fail symbolic-ref.
+	if fin, err := finishAliases(ctx, repo, run); len(fin) > 0 || err != nil {
+		changed = true
+		acts = append(acts, fin...)
+		if err != nil {
+			return acts, true, err
+		}
 	}
 	for path, admin := range worktree.AdminDirs(repo.CommonDir) {
 		if os.Remove(markTemp(admin, run)) == nil {

@@ -3,6 +3,7 @@ package clean
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -27,10 +28,6 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 	res := &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}, Stamp: last.Stamp,
 		Backup: BackupRoot + opts.Run + "/" + last.Stamp + "/"}
 	chain := undoChain(last, byStamp)
-	existing, err := savedBranchesNow(ctx, repo, chain)
-	if err != nil {
-		return nil, err
-	}
 	if !opts.DryRun {
 		lock, err := Acquire(repo.CommonDir, opts.Run)
 		if err != nil {
@@ -39,14 +36,27 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 		defer lock.Release()
 		// What an interrupted clean left is finished first: its saves are what
 		// this reads (and must not drop while a folder of it awaits deletion).
-		if _, err := recoverLeftovers(ctx, repo, opts.Run, lock); err != nil {
+		// An interrupted undo's aliases among them: read the branches after.
+		recovered, err := recoverLeftovers(ctx, repo, opts.Run, lock)
+		if err != nil {
 			return nil, err
 		}
+		res.Actions = append(res.Actions, recovered...)
+	}
+	existing, err := savedBranchesNow(ctx, repo, chain)
+	if err != nil {
+		return nil, err
 	}
 	creates, aliases := undoBranches(res, chain, existing)
 	undoWorktrees(res, chain, opts.Run)
 	if !opts.DryRun && len(creates) > 0 {
+		if len(aliases) > 0 {
+			if err := recordAliases(repo.CommonDir, opts.Run, aliases); err != nil {
+				return nil, fmt.Errorf("record the aliases to restore: %w", err)
+			}
+		}
 		if err := repo.UpdateRefs(ctx, creates); err != nil {
+			os.Remove(aliasRecordPath(repo.CommonDir, opts.Run))
 			return nil, fmt.Errorf("restore branches: %w", err)
 		}
 		for _, a := range res.Actions {
@@ -55,8 +65,10 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 			}
 		}
 		if err := makeAliases(ctx, repo, aliases); err != nil {
+			// The record stays: the next run under the lock finishes.
 			return nil, &PartialError{Result: res, Err: err}
 		}
+		os.Remove(aliasRecordPath(repo.CommonDir, opts.Run))
 	}
 	return res, nil
 }
@@ -68,6 +80,9 @@ type aliasToMake struct {
 	a           *Action
 	// targetGone: target did not exist when the undo read the refs.
 	targetGone bool
+	// tip is where its plain branch is created: what it resolved to
+	// when it was saved.
+	tip string
 }
 
 // makeAliases turns the branches just created for saved aliases into the
@@ -245,7 +260,7 @@ func undoAlias(res *Result, it *SavedItem, existing map[string]gitcmd.Ref) (*git
 	}
 	u := &gitcmd.RefUpdate{Op: "create", Ref: ref, New: it.Tip}
 	t, ok := existing[it.Target]
-	return u, &aliasToMake{ref: ref, target: it.Target, a: a, targetGone: !ok || t.OID == ""}
+	return u, &aliasToMake{ref: ref, target: it.Target, a: a, targetGone: !ok || t.OID == "", tip: it.Tip}
 }
 
 // aliasesOfNothing leaves plain the aliases whose target neither exists

@@ -96,6 +96,12 @@ kill -9 "$gp"
 		t.Errorf("after the undo killed before symbolic-ref and its rerun, %s is %q as a symbolic ref, want refs/heads/main (the rerun did not finish what the killed undo began)\n%s%s",
 			mainAlias, got, r.Stdout, r.Stderr)
 	}
+	if !strings.Contains(r.Stdout, "branch "+mainAlias+": made it a symbolic ref to refs/heads/main again") {
+		t.Errorf("the rerun does not say it finished the alias\n%s", r.Stdout)
+	}
+	if testbin.Exists(filepath.Join(repo, ".git", "taskclean-"+run+".aliases")) {
+		t.Errorf("the record of the aliases to make is left behind")
+	}
 	requireBranchAt(t, repo, "main", mainTip)
 }
 

@@ -177,7 +177,11 @@ func render(w io.Writer, res *clean.Result, cwd string, style ui.Style) {
 				fmt.Fprintf(w, "note: %s\n", q(a.Reason))
 			}
 		case clean.OpRecover:
-			fmt.Fprintf(w, "%s: %s\n", rel(a.Path), q(a.Reason))
+			what := rel(a.Path)
+			if a.Path == "" {
+				what = "branch " + a.Branch
+			}
+			fmt.Fprintf(w, "%s: %s\n", what, q(a.Reason))
 		case clean.OpSaveBranch:
 			fmt.Fprintf(w, "%ssave branch %s (%s) as %s%s\n", would, a.Branch, ui.Short(a.Commit), a.Ref, why(a))
 		case clean.OpSaveReflog:
