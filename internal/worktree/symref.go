@@ -1,6 +1,7 @@
 package worktree
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -63,8 +64,20 @@ func perWorktreeRef(ref string) bool {
 	return false
 }
 
-// readSymref reads a ref file holding "ref: <name>", or gives "".
-func readSymref(path string) string { return fileAfter(path, "ref: ") }
+// readSymref reads a symbolic ref's file: "ref: <name>", or a symbolic
+// link whose text is the name (what git writes with core.preferSymlinkRefs,
+// and still reads): read as a file, the link would give the content of the
+// ref it names, one link further down the chain. "" for anything else.
+func readSymref(path string) string {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		name, err := os.Readlink(path)
+		if err != nil || !strings.HasPrefix(name, "refs/") {
+			return ""
+		}
+		return name
+	}
+	return fileAfter(path, "ref: ")
+}
 
 // safeRefName accepts a ref name that stays inside the directory it is read
 // from: git refuses ".." and names outside refs/ for the refs followed here.
