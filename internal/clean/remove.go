@@ -342,10 +342,16 @@ func (c *cleaner) dropClaims(sel *Selection, wantTask map[string]bool) {
 			continue
 		}
 		why := "cannot drop it: " + gitcmd.OneLine(err)
-		if errors.Is(err, claims.ErrTaken) {
+		says := why + "; it stays"
+		var alias *claims.AliasError
+		switch {
+		case errors.Is(err, claims.ErrTaken):
 			why = "it changed meanwhile (renewed by its holder, or taken over)"
+			says = why + "; it stays"
+		case errors.As(err, &alias):
+			says = err.Error() // says that it stays, and how to remove it
 		}
-		c.add(&Action{Op: OpSkipClaim, Task: cl.Task, Ref: cl.Ref, Commit: cl.Commit, Reason: why + "; it stays"})
+		c.add(&Action{Op: OpSkipClaim, Task: cl.Task, Ref: cl.Ref, Commit: cl.Commit, Reason: says})
 		if c.opts.All || wantTask[cl.Task] {
 			continue
 		}
