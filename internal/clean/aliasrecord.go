@@ -30,19 +30,7 @@ func recordAliases(commonDir, run string, aliases []aliasToMake) error {
 	for _, al := range aliases {
 		fmt.Fprintf(&b, "%s %s %s\n", al.ref, al.target, al.tip)
 	}
-	f, err := os.Create(aliasRecordPath(commonDir, run))
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(b.String()); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeSynced(aliasRecordPath(commonDir, run), b.String())
 }
 
 // finishAliases makes again the aliases an interrupted undo recorded:

@@ -165,11 +165,17 @@ func (l *Lock) RecordTxn(commonDir string, updates []gitcmd.RefUpdate) error {
 		fmt.Fprintf(&b, "lock %s %s\n", want, strconv.Quote(p))
 	}
 	l.txn = txnPath(commonDir, l.run)
-	f, err := os.Create(l.txn)
+	return writeSynced(l.txn, b.String())
+}
+
+// writeSynced writes a record a crash must not lose: on disk before the
+// step it records begins.
+func writeSynced(path, data string) error {
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if _, err := f.WriteString(b.String()); err != nil {
+	if _, err := f.WriteString(data); err != nil {
 		f.Close()
 		return err
 	}
