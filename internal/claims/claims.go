@@ -61,11 +61,24 @@ type Claim struct {
 }
 
 // AliasError refuses to push to a remote's claim ref that is a symbolic
-// ref: receive-pack writes through it, to its target.
-type AliasError struct{ Claim *Claim }
+// ref: receive-pack writes through it, to its target. Undone is set when a
+// push (to a dangling alias, which ls-remote does not list) had written
+// the claim commit Undone to the target, and that write was deleted again.
+type AliasError struct {
+	Claim  *Claim
+	Undone string
+}
 
 func (e *AliasError) Error() string {
 	c := e.Claim
+	if e.Undone != "" {
+		did := ", which did not exist there (ls-remote lists no dangling symbolic ref): the claim pushed to it created it at " + e.Undone + ", deleted again"
+		if c.Commit != "" {
+			did = ": the claim pushed to it moved it to " + e.Undone + ", put back at " + c.Commit
+		}
+		return fmt.Sprintf("%s on %s is a symbolic ref to %s%s; the alias stays and holds its task (delete it on %s: git symbolic-ref --delete %s)",
+			c.Ref, c.Remote, c.Alias, did, c.Remote, c.Ref)
+	}
 	return fmt.Sprintf("%s on %s is a symbolic ref to %s, not a claim: a push to it would change %s there; it stays (delete it on %s: git symbolic-ref --delete %s)",
 		c.Ref, c.Remote, c.Alias, c.Alias, c.Remote, c.Ref)
 }

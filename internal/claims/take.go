@@ -89,6 +89,13 @@ func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (claim *Claim, ag
 			if errors.Is(err, ErrTaken) {
 				continue // someone else won this one: try the next task
 			}
+			var alias *AliasError
+			if errors.As(err, &alias) {
+				// Held by the alias, as if it had been listed: say so (the
+				// report cannot, while it dangles) and try the next task.
+				req.warn(fmt.Sprintf("task %s is not free: %s", id, err))
+				continue
+			}
 			return nil, false, err
 		}
 		host, _ := os.Hostname()
@@ -221,11 +228,32 @@ func set(ctx context.Context, repo *gitcmd.Repo, at place, ref, newOID, old stri
 			err = push(ctx, repo, remote, ref, newOID, old)
 		}
 		if err == nil {
+			if remote != "" && old == "" {
+				// ls-remote lists no symbolic ref whose target is missing,
+				// so a dangling alias read as absent, and receive-pack
+				// writes through it: the push may have created its target.
+				// Reading the claim back tells: the ref is listed now, as
+				// the alias it is. One ls-remote, only after a remote
+				// create (a takeover or renew expected a value that was
+				// listed as a plain ref; a delete leaves nothing to read).
+				cur, alias, rerr := current(ctx, repo, at, ref)
+				if rerr != nil {
+					return fmt.Errorf("%s is set on %s, but reading it back failed: %s", ref, remote, gitcmd.OneLine(rerr))
+				}
+				if alias != "" {
+					return wroteThrough(ctx, repo, at, ref, alias, cur, newOID, old)
+				}
+			}
 			break
 		}
-		cur, rerr := current(ctx, repo, at, ref)
+		cur, alias, rerr := current(ctx, repo, at, ref)
 		if rerr != nil {
 			return fmt.Errorf("%s (and reading %s back: %s)", err, ref, gitcmd.OneLine(rerr))
+		}
+		if alias != "" {
+			// A symbolic ref now: trying again would write through it,
+			// and a value read through it is its target's, not a claim.
+			return wroteThrough(ctx, repo, at, ref, alias, cur, newOID, old)
 		}
 		if cur == newOID && newOID != "" {
 			break // it went through; the failure came after
@@ -269,14 +297,48 @@ func set(ctx context.Context, repo *gitcmd.Repo, at place, ref, newOID, old stri
 	return nil
 }
 
-// current is ref's value where the claim lives ("" when absent).
-func current(ctx context.Context, repo *gitcmd.Repo, at place, ref string) (string, error) {
+// current is ref's value where the claim lives ("" when absent), and on a
+// remote the ref it points to when it is a symbolic ref there (its value
+// is then its target's). This repository's refs are written no-deref: a
+// symbolic ref here is replaced or deleted as itself.
+func current(ctx context.Context, repo *gitcmd.Repo, at place, ref string) (oid, alias string, err error) {
 	if at.name != "" {
-		refs, _, err := lsRemote(ctx, repo, at.readFrom(), ref)
-		return refs[ref], err
+		refs, aliases, err := lsRemote(ctx, repo, at.readFrom(), ref)
+		return refs[ref], aliases[ref], err
 	}
 	out, err := repo.Run(ctx, "for-each-ref", "--format=%(objectname)", "--end-of-options", ref)
-	return strings.TrimSpace(string(out)), err
+	return strings.TrimSpace(string(out)), "", err
+}
+
+// wroteThrough answers a remote's claim ref found to be a symbolic ref to
+// target (cur its value; ls-remote names the last ref of a chain, the one
+// written) after a push of newOID to it that expected old: when target is
+// at newOID, the push wrote it there. A create finds this when the alias
+// was dangling, so unlisted, as the claims were read; an update only when
+// the ref became an alias of a ref at old meanwhile. That write is undone
+// on target itself (named directly, nothing to write through): deleted,
+// or put back at old, leased on newOID so that only our own write goes.
+// The claim ref is then what it was, an alias that holds its task: an
+// AliasError. Failing to undo is an error of its own, naming the command.
+func wroteThrough(ctx context.Context, repo *gitcmd.Repo, at place, ref, target, cur, newOID, old string) error {
+	c := &Claim{Ref: ref, Commit: cur, Remote: at.name, Alias: target}
+	if newOID == "" || cur != newOID {
+		return &AliasError{Claim: c}
+	}
+	if err := push(ctx, repo, at.name, target, old, newOID); err != nil {
+		// Moved since (undone, or set by someone else) is not our write
+		// any more: only a target still at newOID is left to the user.
+		if now, _, rerr := current(ctx, repo, at, target); rerr != nil || now == newOID {
+			undo := "deleting it again"
+			if old != "" {
+				undo = "putting it back at " + old
+			}
+			return fmt.Errorf("%s on %s is a symbolic ref to %s: the claim pushed to it set %s there to the claim commit %s, and %s failed (%s); do it on %s: git push --force-with-lease=%s:%s %s %s:%s",
+				ref, at.name, target, target, newOID, undo, gitcmd.OneLine(err), at.name, target, newOID, at.name, old, target)
+		}
+	}
+	c.Commit = old
+	return &AliasError{Claim: c, Undone: newOID}
 }
 
 // push sets ref on remote to newOID ("" deletes) only if it is at old
