@@ -238,7 +238,9 @@ func set(ctx context.Context, repo *gitcmd.Repo, at place, ref, newOID, old stri
 				// listed as a plain ref; a delete leaves nothing to read).
 				cur, alias, rerr := current(ctx, repo, at, ref)
 				if rerr != nil {
-					return fmt.Errorf("%s is set on %s, but reading it back failed: %s", ref, remote, gitcmd.OneLine(rerr))
+					// Not told a claim from a write through an alias: not
+					// handed out as one (a named holder's retry reads it).
+					return fmt.Errorf("%s was pushed to %s, but reading it back (a claim, or a symbolic ref written through?) failed: %s; try again", ref, remote, gitcmd.OneLine(rerr))
 				}
 				if alias != "" {
 					return wroteThrough(ctx, repo, at, ref, alias, cur, newOID, old)
