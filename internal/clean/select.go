@@ -64,6 +64,11 @@ type Observed struct {
 	// as git's worktree list does. Read only when a branch of the run is a
 	// symbolic ref.
 	HeadAliases map[string][]string
+	// Bare is the path of the repository's bare entry in the worktree
+	// list, when it has one: no worktree, yet its HEAD (the common
+	// directory's) names a branch, held in Branches and HeadAliases under
+	// this path as a worktree's is. Freeing it takes another command.
+	Bare string
 }
 
 // Operation is an operation stopped in a worktree.
@@ -280,6 +285,18 @@ func branchHolders(obs Observed, targets []*Target, staying map[string]string) m
 			why = "it stays"
 		} else {
 			why = "it stays: " + why
+		}
+		if p == obs.Bare {
+			// `switch --detach` fails in a bare repository, and its HEAD
+			// must name a branch for a clone of it to check one out.
+			free := fmt.Sprintf("point it at another branch with: git -C %s symbolic-ref HEAD refs/heads/<branch>", ui.ShellQuote(p))
+			if b := obs.Branches[p]; b != "" {
+				holders[b] = fmt.Sprintf("branch %s is what the HEAD of the bare repository %s names; %s", b, p, free)
+			}
+			for _, a := range obs.HeadAliases[p] {
+				holders[a] = fmt.Sprintf("branch %s, a symbolic ref, is what the HEAD of the bare repository %s names; %s", a, p, free)
+			}
+			continue
 		}
 		if b := obs.Branches[p]; b != "" {
 			holders[b] = fmt.Sprintf("branch %s is checked out in %s (%s); free it with: git -C %s switch --detach",
@@ -577,6 +594,7 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 	}
 	for _, w := range st.AllWorktrees {
 		if w.Bare {
+			observeBare(&obs, w.Path, repo.CommonDir)
 			continue
 		}
 		admin := admins[filepath.Clean(w.Path)]
@@ -657,6 +675,22 @@ func observe(st *resume.State, opts Options, repo *gitcmd.Repo, wantTask map[str
 	}
 	obs.Live, _ = worktree.LiveIn(dirs)
 	return obs
+}
+
+// observeBare reads the HEAD of a bare repository (at path, its common
+// directory commonDir): the branch it ends at and the aliases it goes
+// through hold as a worktree's HEAD does (see Observed.Bare). git's
+// worktree list names no branch for a bare entry; a file read or two,
+// only in a bare repository, and whether or not a branch of the run is an
+// alias (its HEAD may name <run>-main itself).
+func observeBare(obs *Observed, path, commonDir string) {
+	obs.Bare = path
+	if b, ok := strings.CutPrefix(worktree.HeadRef(commonDir, commonDir), "refs/heads/"); ok {
+		obs.Branches[path] = b
+	}
+	if al := headBranchAliases(commonDir, commonDir); len(al) > 0 {
+		obs.HeadAliases[path] = al
+	}
 }
 
 // hasAlias says whether a local branch of the run is a symbolic ref: only
