@@ -232,6 +232,7 @@ func (c *cleaner) deleteBranches(brs []BranchTarget, targets []*Target) error {
 	}
 	var dels []gitcmd.RefUpdate
 	var acts []*Action
+	var deleted []BranchTarget // acts[i] deletes deleted[i]
 	deleting := map[string]bool{}
 	for _, bt := range brs {
 		if _, ok := kept[bt.B.Name]; !ok {
@@ -262,7 +263,9 @@ func (c *cleaner) deleteBranches(brs []BranchTarget, targets []*Target) error {
 			a.Reason = "a symbolic ref to " + bt.B.Symref + ": only the alias is deleted, " + bt.B.Symref + " stays"
 		}
 		acts = append(acts, c.add(a))
+		deleted = append(deleted, bt)
 	}
+	c.noteDanglingAliases(deleted, acts)
 	if len(dels) == 0 || c.opts.DryRun {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package noloss
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,4 +104,89 @@ func TestBareHeadElsewhereHoldsNothing(t *testing.T) {
 		t.Errorf("the alias %s stays, though nothing holds it", mainAlias)
 	}
 	requireBranchAt(t, bare, "main", mainTip)
+}
+
+// A user's aliases of a task branch (feature -> the task branch, and f2 ->
+// feature) are named on the action deleting the branch, in the JSON and the
+// text, dry run included: they are left pointing to nothing, and --undo
+// brings them back. They are not deleted; an alias of another branch, and
+// the run's own alias deleted with the branch it points to, are not named.
+func TestUserAliasOfDeletedBranchIsNamed(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	wt := addWorktree(t, repo, "2.2")
+	commitFile(t, wt, "x.txt", "x\n")
+	git(t, repo, "worktree", "remove", wt)
+	tip := git(t, repo, "rev-parse", "refs/heads/"+br22)
+	makeAlias(t, repo, "feature", "refs/heads/"+br22)
+	git(t, repo, "-c", "core.preferSymlinkRefs=true", "symbolic-ref", "refs/heads/f2", "refs/heads/feature")
+	makeAlias(t, repo, "other", "refs/heads/main")
+
+	text := testbin.Taskclean(repo, nil, "--run", run, "--task", "2.2", "--dry-run")
+	if text.Code != 0 || !strings.Contains(text.Stdout, "would delete branch "+br22) ||
+		!strings.Contains(text.Stdout, "f2, feature, symbolic refs to it, are left pointing to nothing") {
+		t.Errorf("the dry run's text does not name the aliases left pointing to nothing (exit %d):\n%s%s", text.Code, text.Stdout, text.Stderr)
+	}
+
+	doc := cleanOK(t, repo, nil, "--task", "2.2")
+	var del *testbin.Action
+	for _, a := range doc.Find("delete_branch", "") {
+		if a.Branch == br22 {
+			del = a
+		}
+	}
+	if del == nil || !del.Done {
+		t.Fatalf("no delete_branch done for %s\n%s", br22, doc)
+	}
+	for _, want := range []string{"f2, feature", "left pointing to nothing", "--undo"} {
+		if !strings.Contains(del.Reason, want) {
+			t.Errorf("the delete_branch reason does not say %q: %q", want, del.Reason)
+		}
+	}
+	if strings.Contains(del.Reason, "other") {
+		t.Errorf("the reason names the alias of main: %q", del.Reason)
+	}
+	for _, alias := range []string{"feature", "f2", "other"} {
+		if !fileOrLinkExists(filepath.Join(repo, ".git", "refs", "heads", alias)) {
+			t.Errorf("the user's alias %s was deleted", alias)
+		}
+	}
+
+	if u := testbin.Taskclean(repo, nil, "--run", run, "--undo"); u.Code != 0 {
+		t.Fatalf("--undo: exit %d\n%s%s", u.Code, u.Stdout, u.Stderr)
+	}
+	for _, alias := range []string{"feature", "f2"} {
+		if got := strings.TrimSpace(testbin.Run(repo, nil, "git", "rev-parse", "-q", "--verify", "refs/heads/"+alias).Stdout); got != tip {
+			t.Errorf("after --undo, %s resolves to %q, want %s", alias, got, tip)
+		}
+	}
+}
+
+// With --no-backup nothing is saved: the note gives the command that
+// recreates the branch instead of --undo.
+func TestUserAliasOfDeletedBranchNoBackup(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	wt := addWorktree(t, repo, "2.2")
+	git(t, repo, "worktree", "remove", wt)
+	tip := git(t, repo, "rev-parse", "refs/heads/"+br22)
+	makeAlias(t, repo, "feature", "refs/heads/"+br22)
+	doc := cleanOK(t, repo, nil, "--task", "2.2", "--no-backup")
+	for _, a := range doc.Find("delete_branch", "") {
+		if a.Branch == br22 {
+			want := "the branch feature, a symbolic ref to it, is left pointing to nothing (not saved (--no-backup): git branch " + br22 + " " + tip + " brings it back)"
+			if a.Reason != want {
+				t.Errorf("reason %q, want %q", a.Reason, want)
+			}
+			return
+		}
+	}
+	t.Fatalf("no delete_branch for %s\n%s", br22, doc)
+}
+
+// fileOrLinkExists: a dangling alias resolves to nothing, so it is looked
+// for as the file (or symbolic link) git keeps it in.
+func fileOrLinkExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
