@@ -33,7 +33,7 @@ func (c *cleaner) noteDanglingAliases(deleted []BranchTarget, acts []*Action) {
 		}
 		// The first deleted ref on its chain is what it now misses.
 		next := aliases[ref]
-		for i := 0; i < maxAliasChain && next != ""; i++ {
+		for i := 0; i < worktree.MaxSymrefDepth && next != ""; i++ {
 			if k, ok := gone[next]; ok {
 				dangling[k] = append(dangling[k], strings.TrimPrefix(ref, "refs/heads/"))
 				break
@@ -63,6 +63,3 @@ func (c *cleaner) noteDanglingAliases(deleted []BranchTarget, acts []*Action) {
 		acts[i].Reason = note
 	}
 }
-
-// maxAliasChain is how many symbolic refs git follows (SYMREF_MAXDEPTH).
-const maxAliasChain = 5

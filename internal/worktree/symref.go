@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// maxSymrefDepth is how many symbolic refs git follows before it gives up
+// MaxSymrefDepth is how many symbolic refs git follows before it gives up
 // (SYMREF_MAXDEPTH).
-const maxSymrefDepth = 5
+const MaxSymrefDepth = 5
 
 // SymrefTarget is the ref a symbolic ref of the common directory points to
 // directly ("ref: <target>" in its file), or "" when ref is not a symbolic
@@ -38,7 +38,7 @@ func SymrefTarget(commonDir, ref string) string {
 func HeadAliases(gitDir, commonDir string) []string {
 	var out []string
 	name := readSymref(filepath.Join(gitDir, "HEAD"))
-	for i := 0; i < maxSymrefDepth && safeRefName(name); i++ {
+	for i := 0; i < MaxSymrefDepth && safeRefName(name); i++ {
 		dir := commonDir
 		if perWorktreeRef(name) {
 			dir = gitDir
@@ -82,5 +82,8 @@ func readSymref(path string) string {
 // safeRefName accepts a ref name that stays inside the directory it is read
 // from: git refuses ".." and names outside refs/ for the refs followed here.
 func safeRefName(name string) bool {
-	return strings.HasPrefix(name, "refs/") && !strings.Contains(name, "..") && !strings.Contains(name, "\\")
+	// No space or control character either: a file holding more than one
+	// line, or a stray byte, names no ref git would read.
+	return strings.HasPrefix(name, "refs/") && !strings.Contains(name, "..") && !strings.Contains(name, "\\") &&
+		!strings.ContainsFunc(name, func(r rune) bool { return r <= ' ' || r == 0x7f })
 }
