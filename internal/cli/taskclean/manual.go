@@ -28,7 +28,8 @@ func Manual() *manpage.Page {
 					"assume-unchanged or skip-worktree, ignored files up to 1 MiB each and 20 MiB a worktree, commits " +
 					"only its HEAD, reflog or per-worktree refs hold, a stopped rebase or am), and every file in it is " +
 					"checked against the save. What cannot be proved saved keeps the worktree. A deleted branch's tip " +
-					"is saved too; a branch that is a symbolic ref is deleted and saved as an alias, never the branch it points to. " +
+					"is saved too; a branch that is a symbolic ref is deleted and saved as an alias, never the branch it points to, and " +
+					"a branch of yours that is a symbolic ref to a deleted branch stays, named, pointing to nothing until `--undo`. " +
 					"All of a clean's saves are written in one ref transaction: before it, nothing was removed."),
 				manpage.Para("`--undo` puts the deleted branches back and prints how to restore each saved worktree; " +
 					"`--restore` brings a saved worktree back (`--from STAMP`: the save clean STAMP made); `--backups` " +
