@@ -13,7 +13,8 @@
 #   ./install.sh ARCHIVE.tar.gz    from a release archive
 #   ./install.sh --archive ARCHIVE.tar.gz
 #                                  (git-taskresume_<version>_<os>_<arch>.tar.gz);
-#                                  needs tar, no Go and no network
+#                                  needs tar (and the gzip GNU tar calls),
+#                                  no Go and no network
 #   ./install.sh                   inside an unpacked release archive (the
 #                                  binaries beside this script): the same
 #
@@ -167,7 +168,13 @@ if [ -n "$archive" ]; then
   verify_checksum "$archive"
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  tar -xzf "$archive" -C "$work" 2>/dev/null || die "cannot unpack $name as a .tar.gz; download it again"
+  if ! tar -xzf "$archive" -C "$work" 2>/dev/null; then
+    # GNU tar runs gzip for -z (bsdtar, as on macOS, does not): name the
+    # missing program rather than blame the archive.
+    command -v gzip >/dev/null ||
+      die "gzip is not installed, and tar needs it to unpack $name; install gzip and rerun ./install.sh"
+    die "cannot unpack $name as a .tar.gz; download it again"
+  fi
   root=$work
   # goreleaser wraps the files in one directory named like the archive.
   if [ ! -e "$root/git-taskresume" ]; then
