@@ -3,7 +3,10 @@
 # throw-away repository and shows what git taskresume and git taskclean say.
 #
 #   examples/demo.sh            build the crash, report, clean, report again
-#   examples/demo.sh --keep     also print the repository path and keep it
+#   examples/demo.sh --keep     build the crash, report, show what a clean would
+#                               do (--dry-run), and stop there: the repository
+#                               is kept as the crash left it, and its path
+#                               printed, for the README's getting-started steps
 #
 # Uses git-taskresume and git-taskclean from PATH, or from where ./install.sh
 # put them ($PREFIX/bin, default ~/.local/bin); when they are missing it
@@ -11,7 +14,13 @@
 set -euo pipefail
 
 keep=false
-[ "${1:-}" = "--keep" ] && keep=true
+case ${1:-} in
+  "") ;;
+  --keep) keep=true ;;
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "error: unknown argument $1; run examples/demo.sh --help" >&2; exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "error: too many arguments; run examples/demo.sh --help" >&2; exit 2; }
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 $keep || trap 'rm -rf "$tmp"' EXIT
@@ -108,8 +117,23 @@ say "git taskresume $run --next"
 git taskresume "$run" --next
 say "git taskclean --run $run --dry-run"
 git taskclean --run "$run" --dry-run
+if $keep; then
+  # Stop before the clean: the repository stays crashed, for the user to
+  # resume by hand.
+  echo
+  echo "repository kept at $repo, as the crash left it; resume it yourself:"
+  case ":$PATH:" in
+    *":$tmp/bin:"*) echo "  export PATH=\"$tmp/bin:\$PATH\"" ;;
+  esac
+  echo "  cd $repo"
+  echo "  git taskresume $run"
+  echo "  git taskclean --run $run -n"
+  echo "  git taskclean --run $run"
+  echo "  git taskresume $run --next"
+  echo "(remove it when done: rm -rf $tmp)"
+  exit 0
+fi
 say "git taskclean --run $run"
 git taskclean --run "$run"
 say "git taskresume $run          # after the clean"
 git taskresume "$run"
-if $keep; then echo; echo "repository kept at $repo"; fi
