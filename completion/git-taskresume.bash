@@ -23,15 +23,49 @@ __git_taskclean_stamps () {
 		sed -n 's|^refs/taskclean/[^/]*/\([^/]*\)/.*$|\1|p' | sort -ru
 }
 
+# __git_taskresume_run: the run named on the command line (the first word
+# after "taskresume" that is neither an option nor an option's value).
+__git_taskresume_run () {
+	local i w
+	for ((i = 2; i < cword; i++)); do
+		w=${words[i]}
+		case "$w" in
+		--base|--plan|--remote|--from-phase|--as|--ttl|--renew|--release)
+			((i++)) ;;
+		-*) ;;
+		*) echo "$w"; return ;;
+		esac
+	done
+}
+
 _git_taskresume () {
+	local run
+	run=$(__git_taskresume_run)
 	case "$cur" in
-	--plan=*|--base=*|--remote=*|--from-phase=*)
+	--plan=*|--base=*|--remote=*|--from-phase=*|--as=*|--ttl=*)
+		return ;;
+	--renew=*)
+		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#--renew=}"
+		return ;;
+	--release=*)
+		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#--release=}"
 		return ;;
 	-*)
-		__gitcomp "--json --next --exit-code --list --base= --plan= --from-phase= --remote= --help"
+		__gitcomp "--json --next --exit-code --sizes --list --check-plan --claim --as= --ttl= --renew= --release= --base= --plan= --from-phase= --remote= --version --help"
 		return ;;
 	esac
-	__gitcomp_nl "$(__git_taskresume_runs)"
+	case "$prev" in
+	--renew | --release) __gitcomp_nl "$(__git_taskresume_tasks "$run")"; return ;;
+	--plan | --base | --remote | --from-phase | --as | --ttl) return ;;
+	esac
+	case " ${words[*]} " in
+	*" --check-plan "*)
+		# The words of --check-plan are a run, a plan file, or both.
+		compopt -o filenames 2>/dev/null
+		__gitcomp_nl "$(__git_taskresume_runs; compgen -f -- "$cur")"
+		return ;;
+	esac
+	[ -z "$run" ] && __gitcomp_nl "$(__git_taskresume_runs)"
 }
 
 _git_taskclean () {
@@ -69,7 +103,7 @@ _git_taskclean () {
 				return ;;
 			esac
 		done
-		__gitcomp "--run= --task= --all --completed --older-than= --undo --restore= --backups --ignore-live --drop-ignored --dry-run --json --no-backup --expire-backups= --remote= --base= --plan= --help"
+		__gitcomp "--run= --task= --all --completed --older-than= --undo --restore= --backups --ignore-live --drop-ignored --dry-run --json --no-backup --expire-backups= --remote= --base= --plan= --version --help"
 		return ;;
 	esac
 	case "$prev" in

@@ -1,8 +1,8 @@
-// Package completiontest checks the zsh and fish completion files against
-// the commands' flag definitions, without any shell: a flag added to a
-// command and missing from a completion file fails here even on a machine
-// where the shell tests (testdata/script/completion_*.txtar) skip because
-// zsh or fish is not installed.
+// Package completiontest checks the bash, zsh and fish completion files
+// against the commands' flag definitions, without any shell: a flag added
+// to a command and missing from a completion file fails here even on a
+// machine where the shell tests (testdata/script/completion_*.txtar) skip
+// because a shell is not installed.
 package completiontest_test
 
 import (
@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
@@ -26,9 +28,40 @@ func flagNames(app *cli.App) []string {
 		if v, ok := f.(cli.VisibleFlag); ok && !v.IsVisible() {
 			continue
 		}
-		names = append(names, f.Names()...)
+		for _, n := range f.Names() {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
 	}
 	return names
+}
+
+// takesValue says whether flag n of app is given a value (--n=VALUE).
+func takesValue(app *cli.App, n string) bool {
+	for _, f := range app.Flags {
+		if slices.Contains(f.Names(), n) {
+			v, ok := f.(cli.DocGenerationFlag)
+			return ok && v.TakesValue()
+		}
+	}
+	return false
+}
+
+// bashOffers returns the words of every `__gitcomp "..."` list in the bash
+// function fn (the flags it offers), and fails when fn is not there.
+func bashOffers(t *testing.T, bash, fn string) []string {
+	t.Helper()
+	_, body, ok := strings.Cut(bash, "\n"+fn+" () {\n")
+	if !ok {
+		t.Fatalf("completion/git-taskresume.bash has no function %s", fn)
+	}
+	body, _, _ = strings.Cut(body, "\n}\n")
+	var words []string
+	for _, m := range regexp.MustCompile(`__gitcomp "([^"$]*)"`).FindAllStringSubmatch(body, -1) {
+		words = append(words, strings.Fields(m[1])...)
+	}
+	return words
 }
 
 func read(t *testing.T, name string) string {
@@ -50,6 +83,8 @@ func TestEveryFlagIsCompleted(t *testing.T) {
 	} {
 		zsh := read(t, "_"+c.cmd)
 		fish := read(t, c.cmd+".fish")
+		fn := "_git_" + strings.TrimPrefix(c.cmd, "git-")
+		offered := bashOffers(t, read(t, "git-taskresume.bash"), fn)
 		names := flagNames(c.app)
 		if len(names) < 10 {
 			t.Fatalf("%s: only %d flag names found: %v", c.cmd, len(names), names)
@@ -65,9 +100,26 @@ func TestEveryFlagIsCompleted(t *testing.T) {
 			if !zshSpec.MatchString(zsh) {
 				t.Errorf("completion/_%s does not complete %s%s", c.cmd, dash, n)
 			}
+			// bash: git's completion offers long options only, with "="
+			// when they take a value, as git's own commands do.
+			if len(n) > 1 {
+				want := "--" + n
+				if takesValue(c.app, n) {
+					want += "="
+				}
+				if !slices.Contains(offered, want) {
+					t.Errorf("completion/git-taskresume.bash: %s does not offer %s", fn, want)
+				}
+			}
 			fishSpec := regexp.MustCompile(`(?m)^complete -c ` + regexp.QuoteMeta(c.cmd) + ` .*` + fishOpt + ` ` + regexp.QuoteMeta(n) + `( |$)`)
 			if !fishSpec.MatchString(fish) {
 				t.Errorf("completion/%s.fish does not complete %s%s", c.cmd, dash, n)
+			}
+		}
+		// And bash offers nothing the command does not take.
+		for _, w := range offered {
+			if !slices.Contains(names, strings.TrimSuffix(strings.TrimPrefix(w, "--"), "=")) {
+				t.Errorf("completion/git-taskresume.bash: %s offers %s, which %s does not define", fn, w, c.cmd)
 			}
 		}
 	}
