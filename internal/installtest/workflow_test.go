@@ -1,0 +1,49 @@
+package installtest
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestCIWorkflow: every push and pull request runs .ci/run on Linux and
+// builds, vets and tests on macOS (the release ships darwin binaries).
+// .ci/run lints the workflows with actionlint; this test holds what they
+// must do.
+func TestCIWorkflow(t *testing.T) {
+	root := repoRoot(t)
+	wf := string(readFile(t, filepath.Join(root, ".github", "workflows", "ci.yml")))
+	on, _, _ := strings.Cut(wf[strings.Index(wf, "\non:\n"):], "\njobs:\n")
+	for _, ev := range []string{"push", "pull_request"} {
+		if !regexp.MustCompile(`(?m)^  ` + ev + `:`).MatchString(on) {
+			t.Errorf("ci.yml does not run on %s", ev)
+		}
+	}
+	// job returns the text of one job, from its name to the next job.
+	job := func(name string) string {
+		_, rest, ok := strings.Cut(wf, "\n  "+name+":\n")
+		if !ok {
+			t.Fatalf("ci.yml has no job %s", name)
+		}
+		if i := regexp.MustCompile(`\n  [a-z-]+:\n`).FindStringIndex(rest); i != nil {
+			rest = rest[:i[0]]
+		}
+		return rest
+	}
+	for name, want := range map[string][]string{
+		"linux": {"runs-on: ubuntu-latest", "go-version-file: go.mod", "run: bash .ci/run"},
+		"macos": {"runs-on: macos-latest", "go-version-file: go.mod", "run: go build ./...", "run: go vet ./...", "run: go test ./..."},
+	} {
+		j := job(name)
+		for _, w := range want {
+			if !strings.Contains(j, w) {
+				t.Errorf("ci.yml job %s lacks %q", name, w)
+			}
+		}
+	}
+	ci := string(readFile(t, filepath.Join(root, ".ci", "run")))
+	if !strings.Contains(ci, "actionlint") {
+		t.Error(".ci/run does not lint the workflows")
+	}
+}
