@@ -222,7 +222,7 @@ func (g *gathering) readFirst() error {
 			// Every remote's keys: which remotes exist, as git spells
 			// their names, and their URLs.
 			var entries []gitcmd.ConfigEntry
-			if entries, err = repo.ConfigEntries(ctx, `^(taskresume\.|remote\.|url\..*\.pushinsteadof$|checkout\.defaultremote$|color\.ui$|color\.taskresume$|color\.taskclean$|taskclean\.preremove(timeout)?$)`); err != nil {
+			if entries, err = repo.ConfigEntries(ctx, `^(taskresume\.|remote\.|url\..*\.pushinsteadof$|checkout\.defaultremote$|color\.ui$|color\.taskresume$|color\.taskclean$|taskclean\.preremove$|taskclean\.preremovetimeout$)`); err != nil {
 				return fmt.Errorf("read git config: %w", err)
 			}
 			g.cfg, g.remotes = gitcmd.ConfigMap(entries), readRemoteSet(entries)
@@ -273,8 +273,10 @@ func (g *gathering) readFirst() error {
 func (g *gathering) applyConfig() error {
 	st, cfg := g.st, g.cfg
 	st.ColorConfig = map[string]string{}
-	for k, v := range cfg {
-		if strings.HasPrefix(k, "color.") {
+	// Each colour key by its whole name (the man pages' test finds the
+	// keys the sources name); these are the colour keys read above.
+	for _, k := range []string{"color.ui", "color.taskresume", "color.taskclean"} {
+		if v, ok := cfg[k]; ok {
 			st.ColorConfig[k] = v
 		}
 	}

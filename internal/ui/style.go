@@ -20,11 +20,21 @@ func Color(setting string, terminal bool, noColor, term string) bool {
 	return terminal && noColor == "" && term != "dumb"
 }
 
-// ColorSetting picks the setting that applies to command from git config
-// (keys lowercased, as git config --get-regexp prints them): color.<command>
-// wins over color.ui. A key set with no value ("[color] ui") is true.
+// colorKeys are the commands' own colour keys, lower-cased as git config
+// --get-regexp prints them. Each is written whole, not as "color." and the
+// command's name, so that the test of the man pages, which looks for the
+// keys the sources name, finds every key read.
+var colorKeys = map[string]string{
+	"taskresume": "color.taskresume",
+	"taskclean":  "color.taskclean",
+}
+
+// ColorSetting picks the setting that applies to command ("taskresume",
+// "taskclean") from git config (keys lowercased, as git config
+// --get-regexp prints them): color.<command> wins over color.ui. A key set
+// with no value ("[color] ui") is true.
 func ColorSetting(cfg map[string]string, command string) string {
-	for _, k := range []string{"color." + command, "color.ui"} {
+	for _, k := range []string{colorKeys[command], "color.ui"} {
 		if v, ok := cfg[k]; ok {
 			if v == "" {
 				return "true"
