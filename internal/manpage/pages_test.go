@@ -25,7 +25,7 @@ type command struct {
 }
 
 func commands() map[string]command {
-	common := []string{"NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "EXAMPLES", "FILES", "SEE ALSO"}
+	common := []string{"NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "EXAMPLES", "CONFIGURATION", "ENVIRONMENT", "FILES", "SEE ALSO"}
 	return map[string]command{
 		"git-taskresume": {taskresume.Manual(), taskresume.App(io.Discard), append(slices.Clone(common), "PLAN FORMAT")},
 		"git-taskclean":  {taskclean.Manual(), taskclean.App(io.Discard), common},

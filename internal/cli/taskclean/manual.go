@@ -129,6 +129,66 @@ func Manual() *manpage.Page {
 				manpage.Para("List the saves, and drop those older than a month:"),
 				manpage.Code{"git taskclean --run x1y2z3 --backups", "git taskclean --run x1y2z3 --expire-backups 30d"},
 			}},
+			{Title: "CONFIGURATION", Blocks: []manpage.Block{
+				manpage.Para("Set with git config (`git config taskclean.preRemove 'make clean'`), in any file git " +
+					"reads: the repository's settings win over `--global` ones. Key names are case-blind, as git's " +
+					"are. A flag given on the command line wins over its key."),
+				manpage.Item{Tag: "`taskclean.preRemove`", Text: "A command run through `sh -c` inside each " +
+					"worktree the clean is about to remove (its directory the current one), before the clean " +
+					"changes anything: to flush a cache, close a log, commit what is worth keeping. It gets the " +
+					"variables under ENVIRONMENT, not git's that would point it at another repository " +
+					"(`GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE`...), and an empty stdin; only its last line of output is shown, " +
+					"and only when it fails. " +
+					"The clean then reads the run again and goes on from what the commands left: what they wrote " +
+					"is saved with the rest; a commit that finishes the task makes it complete, and a complete " +
+					"task's worktree is not stale.\n\n" +
+					"A command that exits non-zero, or runs past `taskclean.preRemoveTimeout` (its whole process " +
+					"group is then killed), keeps its worktree and the branch checked out there: the output says " +
+					"so with the command's last line, and the clean goes on with the others (exit 0). No " +
+					"command runs in a worktree a process works in (unless `--ignore-live`), which stays. " +
+					"`--dry-run` lists the commands and runs none. Unset: nothing runs."},
+				manpage.Item{Tag: "`taskclean.preRemoveTimeout`", Text: "How long one run of `taskclean.preRemove` " +
+					"may take: a duration with a unit, `ms`, `s`, `m` or `h`, combined as in `1m30s` (no `d` or `w`). " +
+					"Default `2m`. A value that is not a positive duration exits 2 before anything changes."},
+				manpage.Item{Tag: "`taskresume.base`", Text: "The ref own commits are counted against, as `--base` " +
+					"(see git-taskresume(1)): what is complete decides what is stale."},
+				manpage.Item{Tag: "`taskresume.plan`", Text: "Where the plan is, as `--plan`: a path relative to the " +
+					"top of the repository or `REV:PATH`, `{run}` standing for the run id (see git-taskresume(1))."},
+				manpage.Item{Tag: "`taskresume.remote`", Text: "The remote the run is read from and claims are " +
+					"dropped on, as `--remote NAME`; it must name a remote, or the clean exits 2."},
+				manpage.Item{Tag: "`taskresume.remoteTimeout`", Text: "How long one exchange with the remote " +
+					"(reading or dropping claims there) may take: a duration such as `30s`. Default `60s`. " +
+					"A value that is not a positive duration exits 2."},
+				manpage.Item{Tag: "`taskresume.worktreeDir`", Text: "The folder the tasks' worktrees are in, " +
+					"relative to the top of the main worktree unless absolute. Default `.worktrees`. A worktree " +
+					"on a task's branch outside it is never stale: only `--task` and `--all` remove it."},
+				manpage.Item{Tag: "`color.taskclean`", Text: "Whether the output is coloured, as git's own " +
+					"`color.<command>` keys: `always` (a pipe too, even with `NO_COLOR` set), `never` or `false` " +
+					"(not even a terminal), `auto`, `true` or set with no value (a terminal only, unless " +
+					"`NO_COLOR` is set or `TERM` is `dumb`). Unset: `color.ui`. JSON is never coloured."},
+				manpage.Item{Tag: "`color.ui`", Text: "The colour setting for every command that has no " +
+					"`color.<command>` of its own (see git-config(1)): read when `color.taskclean` is unset, " +
+					"with the same values. Neither set: `auto`."},
+				manpage.Item{Tag: "`checkout.defaultRemote`", Text: "git's own key (see git-config(1)): when " +
+					"several remotes hold the run's branches, their copies differ and neither `--remote` nor " +
+					"`taskresume.remote` is given, the run is read from this remote."},
+			}},
+			{Title: "ENVIRONMENT", Blocks: []manpage.Block{
+				manpage.Para("Set by git taskclean for the `taskclean.preRemove` command:"),
+				manpage.Item{Tag: "`GIT_TASKCLEAN_RUN`", Text: "The run being cleaned: the value of `--run`."},
+				manpage.Item{Tag: "`GIT_TASKCLEAN_TASK`", Text: "The id of the task whose worktree it is (`2.1`); " +
+					"empty for a worktree that is no one task's, such as the run's shared worktree under `--all`."},
+				manpage.Item{Tag: "`GIT_TASKCLEAN_WORKTREE`", Text: "The worktree's absolute path, as git worktree " +
+					"list prints it: the directory the command runs in."},
+				manpage.Para("Read by git taskclean:"),
+				manpage.Item{Tag: "`GIT_TASKRESUME_TRACE`", Text: "A file: every git command the clean runs is " +
+					"appended to it, one line each (`git` and its arguments), as git taskresume does."},
+				manpage.Item{Tag: "`GIT_TASKRESUME_TIMING`", Text: "A file: each git command the clean runs is " +
+					"appended to it as `<start> <end> git <arguments>`, the times in milliseconds since the " +
+					"program started, with named points of its work between them."},
+				manpage.Item{Tag: "`NO_COLOR`", Text: "Set to anything: no colour, unless `color.taskclean` " +
+					"or `color.ui` is `always`."},
+			}},
 			{Title: "FILES", Blocks: []manpage.Block{
 				manpage.Item{Tag: "`refs/taskclean/<run>/<stamp>/...`", Text: "Each clean's saves: `worktree/<name>` " +
 					"(a stash-shaped commit), `ignored/<name>`, `raw/<name>`, `admin/<name>`, `index/<name>` (an " +

@@ -169,6 +169,54 @@ func Manual() *manpage.Page {
 						"## Phase 1: Setup (Paralel)        misspelt mode", "### Task {N}: {Task Name}          a template",
 						"###Task 1.2: Export                no space"}},
 			}},
+			{Title: "CONFIGURATION", Blocks: []manpage.Block{
+				manpage.Para("Set with git config (`git config taskresume.base develop`), in any file git reads: " +
+					"the repository's settings win over `--global` ones. Key names are case-blind, as git's are. " +
+					"A flag given on the command line wins over its key. git taskclean reads the `taskresume.*` keys " +
+					"too: what is done, so what is stale, is read the same way."),
+				manpage.Item{Tag: "`taskresume.base`", Text: "The ref each task branch's own commits are counted " +
+					"against, as `--base REF`. It must name a commit, or the command exits 2. Unset: `<run>-main`, " +
+					"else `main`, else `master`, else `origin/HEAD`, `origin/main`, `origin/master`."},
+				manpage.Item{Tag: "`taskresume.plan`", Text: "Where the plan is, as `--plan`: a path relative to the " +
+					"top of the repository, or `REV:PATH`; `{run}` in it stands for the run id (`specs/{run}/plan.md`). " +
+					"A plan it names that cannot be read exits 2; in a bare repository a path names a file in `HEAD`. " +
+					"Unset: the plan is looked for as DESCRIPTION says."},
+				manpage.Item{Tag: "`taskresume.remote`", Text: "The remote the run's branches and claims are read " +
+					"from and claims written to, as `--remote NAME`. It must name a remote, or the command exits 2. " +
+					"Set it on every machine that claims tasks: a claim taken elsewhere is invisible to the others. " +
+					"Unset: the one remote that holds the run's branches, as `--remote` says."},
+				manpage.Item{Tag: "`taskresume.remoteTimeout`", Text: "How long one exchange with a remote " +
+					"(reading its claims and branches live, pushing a claim) may take before the remote counts as " +
+					"not answering: the report goes on and says so (`remote_claims_unread`), `--claim` and `--next` exit 2. A duration with a unit, `ms`, " +
+					"`s`, `m` or `h`, combined as in `1m30s` (no `d` or `w`). Default `60s`. A value that is " +
+					"not a positive duration exits 2."},
+				manpage.Item{Tag: "`taskresume.worktreeDir`", Text: "The folder the tasks' worktrees are made in, " +
+					"relative to the top of the main worktree unless absolute. Default `.worktrees`. A worktree " +
+					"on a task's branch outside it (a review checkout) is never stale; a worktree on a detached " +
+					"HEAD belongs to a task when its directory there is named `<run>-task-<dashed id>`; " +
+					"`<run>-main` there is the run's shared worktree."},
+				manpage.Item{Tag: "`color.taskresume`", Text: "Whether the report is coloured, as git's own " +
+					"`color.<command>` keys: `always` (a pipe too, even with `NO_COLOR` set), `never` or `false` " +
+					"(not even a terminal), `auto`, `true` or set with no value (a terminal only, unless " +
+					"`NO_COLOR` is set or `TERM` is `dumb`). Unset: `color.ui`. JSON is never coloured."},
+				manpage.Item{Tag: "`color.ui`", Text: "The colour setting for every command that has no " +
+					"`color.<command>` of its own (see git-config(1)): read when `color.taskresume` is unset, " +
+					"with the same values. Neither set: `auto`."},
+				manpage.Item{Tag: "`checkout.defaultRemote`", Text: "git's own key (see git-config(1)): when " +
+					"several remotes hold the run's branches, their copies differ and neither `--remote` nor " +
+					"`taskresume.remote` is given, the run is read from this remote."},
+			}},
+			{Title: "ENVIRONMENT", Blocks: []manpage.Block{
+				manpage.Item{Tag: "`GIT_TASKRESUME_TRACE`", Text: "A file: every git command the program " +
+					"runs is appended to it, one line each (`git` and its arguments). A file that cannot be " +
+					"written is let go; the command runs as without it. git taskclean reads it too."},
+				manpage.Item{Tag: "`GIT_TASKRESUME_TIMING`", Text: "A file: each git command the program runs " +
+					"is appended to it as `<start> <end> git <arguments>`, the times in milliseconds since the " +
+					"program started, with named points of its work (`-- <name>`) between them: where its time " +
+					"goes. git taskclean reads it too."},
+				manpage.Item{Tag: "`NO_COLOR`", Text: "Set to anything: no colour, unless `color.taskresume` " +
+					"or `color.ui` is `always`."},
+			}},
 			{Title: "FILES", Blocks: []manpage.Block{
 				manpage.Item{Tag: "`specs/<run>-*/plan.md`", Text: "The run's plan (also `specs/<run>/plan.md` and " +
 					"`specs/<run>-*/plan/plan-phase<N>.md`), in the copies listed under DESCRIPTION."},
