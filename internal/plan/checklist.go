@@ -54,26 +54,23 @@ func checklistTask(l string) (id, title, size, est string, meta []string, ok boo
 // adoptChecklist makes the checklist items "- [ ] **Task 1.1**: ..." of
 // every phase without a task heading that phase's tasks: a plan may list
 // tasks so in all its phases or in some. Dropping them would leave the
-// phase empty, and an empty phase reads as complete.
-func (p *parser) adoptChecklist() error {
-	headed := make(map[*Phase]bool, len(p.plan.Phases))
-	for _, ph := range p.plan.Phases {
-		headed[ph] = len(ph.Tasks) > 0
-	}
-	anyHeading := p.ntasks > 0
+// phase empty, and an empty phase reads as complete. A refused task
+// heading counts as a heading here: what it refused was meant as one.
+func (p *parser) adoptChecklist() {
+	anyHeading := p.ntasks > 0 || p.refusedTasks > 0
 	for _, c := range p.checks {
-		p.path = c.task.Path
+		p.path, p.file = c.task.Path, p.fileOf[c.task.Path]
 		switch {
 		case c.phase == nil && anyHeading:
 			continue // an overview list before the phases of a plan with task headings
+		case c.phase == nil && p.unread:
+			continue // the file not read may hold task headings
 		case c.phase == nil:
-			return p.errorf(c.task.Line, "task %s is outside any phase", c.task.ID)
-		case headed[c.phase]:
+			p.errorf(c.task.Line, "task %s is outside any phase", c.task.ID)
+			continue
+		case p.headed[c.phase]:
 			continue
 		}
-		if err := p.addTask(c.phase, c.task); err != nil {
-			return err
-		}
+		p.addTask(c.phase, c.task)
 	}
-	return nil
 }

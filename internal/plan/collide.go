@@ -17,8 +17,9 @@ func branchKey(t *Task) string {
 // "<run>-task-1-1-2-step-verify"): the work done on that branch would count
 // for both tasks. Only equal names collide; a task whose name merely starts
 // with another's ("1-1-2" and "1-1-2-x") keeps a branch of its own. One map
-// over the tasks keeps the cost linear in the size of the plan.
-func (p *parser) checkBranchNames() error {
+// over the tasks keeps the cost linear in the size of the plan. Each task
+// that shares the name of an earlier one is an error.
+func (p *parser) checkBranchNames() {
 	seen := make(map[string]*Task, p.ntasks)
 	for _, t := range p.plan.Tasks() {
 		key := branchKey(t)
@@ -31,9 +32,8 @@ func (p *parser) checkBranchNames() error {
 		if run == "" {
 			run = "<run>" // the caller takes it from the directory later
 		}
-		p.path = t.Path
-		return p.errorf(t.Line, "task %s %s gets the same branch name as task %s %s (%s): %s; retitle or renumber one of them",
+		p.path, p.file = t.Path, p.fileOf[t.Path]
+		p.errorf(t.Line, "task %s %s gets the same branch name as task %s %s (%s): %s; retitle or renumber one of them",
 			t.ID, quote(t.Title), first.ID, quote(first.Title), p.where(first.Path, first.Line), shorten(run+"-task-"+key))
 	}
-	return nil
 }

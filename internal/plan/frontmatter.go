@@ -77,14 +77,14 @@ func holdsHeadings(text string, pos int) bool {
 
 // frontMatterLine reads one line of front matter. Only the run id matters,
 // but a template placeholder anywhere means the plan was never filled in.
-func (p *parser) frontMatterLine(num int, l string) error {
+func (p *parser) frontMatterLine(num int, l string) {
 	if ph, ok := placeholder(l); ok {
-		return p.templateError(num, ph)
+		p.templateError(num, ph)
+		return
 	}
 	if v, ok := frontMatterRunID(l); ok {
-		return p.runID(num, v)
+		p.runID(num, v)
 	}
-	return nil
 }
 
 // frontMatterRunID reads one line of YAML front matter and returns the value

@@ -91,6 +91,15 @@ func FuzzParse(f *testing.F) {
 			if p != nil || pe.Line < 1 || pe.Path != "fuzz.md" || pe.Msg == "" {
 				t.Fatalf("bad error %#v (plan %v)", pe, p)
 			}
+			var es Errors
+			if !errors.As(err, &es) || len(es) == 0 || es[0] != pe || err.Error() != pe.Error() {
+				t.Fatalf("error %T is not Errors led by the first *Error: %v", err, err)
+			}
+			for i, e := range es {
+				if e.Line < 1 || e.Path != "fuzz.md" || e.Msg == "" || i > 0 && e.Line < es[i-1].Line {
+					t.Fatalf("bad or unordered error %d %#v", i, e)
+				}
+			}
 			return
 		}
 		if p.RunID != "" || p.RunIDLine != 0 {

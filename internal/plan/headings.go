@@ -282,11 +282,14 @@ func gluedHeading(l string) (string, bool) {
 
 // heading reads a heading: a phase, a task, a misspelt keyword (an error)
 // or anything else (ignored).
-func (p *parser) heading(num, level int, text string) error {
+func (p *parser) heading(num, level int, text string) {
 	// Any heading ends the body of the task above it.
-	p.task = nil
+	p.task, p.badTask = nil, false
 	if ph, bad := placeholder(text); bad {
-		return p.templateError(num, ph)
+		p.templateError(num, ph)
+		// "## Phase {N}: {Name}" is still meant as a phase.
+		p.refusedHeading(num, placeholderKind(text), "")
+		return
 	}
 	// An em or en dash between blanks separates like " - " does
 	// ("## Phase 1 — Setup", "### Task 1.1 – Schema").
@@ -302,29 +305,88 @@ func (p *parser) heading(num, level int, text string) error {
 	switch {
 	case near != "":
 		word, _ := leadingWord(text)
-		return p.errorf(num, "heading %s starts with %s, which looks like a misspelt %q (want %s)", quote(text), quote(word), strings.ToUpper(near[:1])+near[1:], map[string]string{"phase": phaseForms, "task": taskForms}[near])
+		p.errorf(num, "heading %s starts with %s, which looks like a misspelt %q (want %s)", quote(text), quote(word), strings.ToUpper(near[:1])+near[1:], map[string]string{"phase": phaseForms, "task": taskForms}[near])
+		p.refusedHeading(num, near, "")
 	case kind == "phase":
-		return p.phaseHeading(num, token, rest)
+		p.phaseHeading(num, token, rest)
 	case kind == "task":
-		return p.taskHeading(num, token, rest)
+		p.taskHeading(num, token, rest)
 	}
 	// Unknown headings are ignored and, deliberately, do not end the current
 	// phase: a "## Notes" between two tasks must not orphan the second one.
-	return nil
+}
+
+// placeholderKind is what a heading holding a template placeholder was
+// meant as: "phase" or "task" when that is its first word, else "".
+func placeholderKind(text string) string {
+	if bare, ok := undecorate(text); ok {
+		text = bare
+	}
+	switch word, _ := leadingWord(text); {
+	case asciiEqualFold(word, "phase"):
+		return "phase"
+	case asciiEqualFold(word, "task"):
+		return "task"
+	}
+	return ""
+}
+
+// refusedHeading sets up what follows a heading that was refused (its error
+// is recorded), by what it was meant as (kind "phase" or "task"; "" for
+// neither), so that no error follows from the refusal alone. After a phase
+// heading the tasks go into a phase of their own, not the one above (nor
+// "outside any phase"), and nothing is said of that phase. After a task
+// heading its body is not read, its phase counts as having a task heading
+// (its checklist items stay bullets), and its id, when valid, is no
+// dangling dependency.
+func (p *parser) refusedHeading(num int, kind, id string) {
+	switch kind {
+	case "phase":
+		p.brokenPhase(num, -1, false)
+	case "task":
+		p.task, p.badTask, p.zone = nil, true, false
+		if p.phase != nil {
+			p.headed[p.phase] = true
+		}
+		p.refusedTasks++
+		if ValidTaskID(id) {
+			p.refusedIDs[CanonicalID(id)] = true
+		}
+	}
+}
+
+// brokenPhase starts the phase of a refused phase heading. With register,
+// its number (read from the heading) is taken, so that another phase with
+// it is still a duplicate.
+func (p *parser) brokenPhase(num, n int, register bool) {
+	ph := &Phase{Number: n, Mode: Sequential, Path: p.path, Line: num}
+	if register {
+		p.phases[n] = ph
+	}
+	p.broken[ph] = true
+	p.plan.Phases = append(p.plan.Phases, ph)
+	p.phase, p.zone = ph, true
 }
 
 // phaseHeading reads "Phase <n>..." and starts the phase.
-func (p *parser) phaseHeading(num int, token, rest string) error {
+func (p *parser) phaseHeading(num int, token, rest string) {
 	n, ok := parsePhaseNumber(token)
 	if !ok {
-		return p.errorf(num, "malformed phase number %s (want an integer such as 2)", quote(token))
+		p.errorf(num, "malformed phase number %s (want an integer such as 2)", quote(token))
+		p.brokenPhase(num, -1, false)
+		return
 	}
+	first, dup := p.phases[n]
 	parts, bad := parsePhaseRest(rest)
 	if bad != "" {
-		return p.errorf(num, "%s", bad)
+		p.errorf(num, "%s", bad)
+		p.brokenPhase(num, n, !dup)
+		return
 	}
-	if first, dup := p.phases[n]; dup {
-		return p.errorf(num, "duplicate phase %d (first at %s)", n, p.where(first.Path, first.Line))
+	if dup {
+		p.errorf(num, "duplicate phase %d (first at %s)", n, p.where(first.Path, first.Line))
+		p.brokenPhase(num, n, false)
+		return
 	}
 	ph := &Phase{Number: n, Title: parts.title, Mode: Sequential, Estimate: parts.estimate, Path: p.path, Line: num}
 	if parts.given {
@@ -333,30 +395,36 @@ func (p *parser) phaseHeading(num int, token, rest string) error {
 	p.phases[n] = ph
 	p.phase, p.zone = ph, true
 	p.plan.Phases = append(p.plan.Phases, ph)
-	return nil
 }
 
 // taskHeading reads "Task <id>..." and adds the task to the current phase.
-func (p *parser) taskHeading(num int, id, rest string) error {
+func (p *parser) taskHeading(num int, id, rest string) {
 	if !ValidTaskID(id) {
-		return p.errorf(num, "malformed task id %s (want numbers joined by dots or dashes, such as 2.1 or 1-1)", quote(id))
+		p.errorf(num, "malformed task id %s (want numbers joined by dots or dashes, such as 2.1 or 1-1)", quote(id))
+		p.refusedHeading(num, "task", "")
+		return
 	}
 	title, size, est, bad := parseTaskRest(rest)
-	if bad != "" {
-		return p.errorf(num, "%s", bad)
+	switch {
+	case bad != "":
+		p.errorf(num, "%s", bad)
+	case p.phase == nil:
+		p.errorf(num, "task %s is outside any phase", id)
+	case title == "":
+		p.errorf(num, "task %s has an empty title", id)
+	default:
+		t := &Task{ID: id, Title: title, Size: size, Estimate: est, Path: p.path, Line: num}
+		if p.addTask(p.phase, t) {
+			p.headed[p.phase] = true
+			p.task, p.zone = t, false
+			return
+		}
+		// A duplicate id: the task already has its id; its body is
+		// another task's, not the first one's.
+		p.refusedHeading(num, "task", "")
+		return
 	}
-	if p.phase == nil {
-		return p.errorf(num, "task %s is outside any phase", id)
-	}
-	if title == "" {
-		return p.errorf(num, "task %s has an empty title", id)
-	}
-	t := &Task{ID: id, Title: title, Size: size, Estimate: est, Path: p.path, Line: num}
-	if err := p.addTask(p.phase, t); err != nil {
-		return err
-	}
-	p.task, p.zone = t, false
-	return nil
+	p.refusedHeading(num, "task", id)
 }
 
 // parsePhaseNumber accepts a plain decimal integer of at most 9 digits (so it

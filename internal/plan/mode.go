@@ -34,34 +34,41 @@ func strategyValue(l string) (string, bool) { return labelValue(l, "strategy") }
 
 // strategy reads a Strategy line. Only the one between a phase heading and
 // the phase's first task counts; elsewhere (a summary, a task's notes) the
-// word is prose.
-func (p *parser) strategy(num int, v string) error {
+// word is prose. A refused one leaves its phase without a mode, and the
+// warning that says so would only repeat the error.
+func (p *parser) strategy(num int, v string) {
+	inZone := p.zone && p.phase != nil
 	if ph, bad := placeholder(v); bad {
-		return p.templateError(num, ph)
+		p.templateError(num, ph)
+		if inZone {
+			p.modeRefused[p.phase] = true
+		}
+		return
 	}
-	if !p.zone || p.phase == nil {
-		return nil
+	if !inZone {
+		return
 	}
 	m, ok, msg := modeWord(v)
 	switch {
 	case msg != "":
-		return p.errorf(num, "%s", msg)
+		p.errorf(num, "%s", msg)
+		p.modeRefused[p.phase] = true
+		return
 	case !ok:
 		p.warnf(num, "strategy %s is neither parallel nor sequential; ignored", quote(v))
-		return nil
+		return
 	}
-	return p.setMode(p.phase, m, num, "strategy line")
+	p.setMode(p.phase, m, num, "strategy line")
 }
 
 // setMode records a phase's mode; two places that disagree are an error,
-// because the resume point depends on which one is meant.
-func (p *parser) setMode(ph *Phase, m Mode, num int, what string) error {
+// because the resume point depends on which one is meant; the first stays.
+func (p *parser) setMode(ph *Phase, m Mode, num int, what string) {
 	if ph.ModeGiven {
 		if ph.Mode != m {
-			return p.errorf(num, "%s says %s but line %d says %s for phase %d: choose one", what, m, ph.ModeLine, ph.Mode, ph.Number)
+			p.errorf(num, "%s says %s but line %d says %s for phase %d: choose one", what, m, ph.ModeLine, ph.Mode, ph.Number)
 		}
-		return nil
+		return
 	}
 	ph.Mode, ph.ModeGiven, ph.ModeLine = m, true, num
-	return nil
 }

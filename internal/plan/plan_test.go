@@ -638,10 +638,11 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// Warnings found before an error are still returned with it.
+// Warnings are still returned with an error, those only the whole plan
+// shows (a phase without a mode) too, since the plan is read to its end.
 func TestWarningsWithError(t *testing.T) {
 	_, ws, err := Parse("p", []byte("## Phase 1: P\n**Strategy**: soon\n### Task 1: A\n### Task 1: B\n"))
-	if err == nil || len(ws) != 1 || ws[0].Line != 2 {
+	if err == nil || len(ws) != 2 || ws[0].Line != 1 || !strings.Contains(ws[0].Msg, "has no mode") || ws[1].Line != 2 {
 		t.Errorf("err %v warnings %v", err, ws)
 	}
 }

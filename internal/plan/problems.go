@@ -23,8 +23,8 @@ type Warning struct {
 // terminals turn into a link to the line.
 func (w Warning) String() string { return position(w.Path, w.Line) + w.Msg }
 
-// Error is a plan the commands cannot trust. Every error Parse returns is an
-// *Error, so callers can point the user at the file and line to fix.
+// Error is one thing that makes a plan one the commands cannot trust, at
+// the file and line to fix.
 type Error struct {
 	Path string
 	Line int
@@ -33,6 +33,30 @@ type Error struct {
 
 // Error renders the error as "path:line: message".
 func (e *Error) Error() string { return position(e.Path, e.Line) + e.Msg }
+
+// Errors is every error Parse found in a plan, in file order (the files as
+// given, then by line), never empty. A caller that reports one error gets
+// the first: Error() is its text and errors.As to *Error yields it. A
+// caller that lists them (--check-plan) ranges over the slice.
+type Errors []*Error
+
+// Error is the first error's text: the one a caller that reports one error
+// prints.
+func (es Errors) Error() string {
+	if len(es) == 0 {
+		return "no plan error"
+	}
+	return es[0].Error()
+}
+
+// Unwrap lets errors.As and errors.Is look at each error, the first first.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
 
 // position is the "path:line: " prefix. It degrades gracefully when the path
 // or the line is unknown instead of printing ":0:".
@@ -53,8 +77,15 @@ type fileWarning struct {
 	file int // index of the file, to keep warnings in file order
 }
 
-func (p *parser) errorf(line int, format string, args ...any) error {
-	return &Error{Path: p.path, Line: line, Msg: fmt.Sprintf(format, args...)}
+type fileError struct {
+	*Error
+	file int // index of the file, to keep errors in file order
+}
+
+// errorf records an error at line of the file being read; reading goes on,
+// and the caller decides what the rest of the plan can still be read as.
+func (p *parser) errorf(line int, format string, args ...any) {
+	p.errs = append(p.errs, fileError{&Error{Path: p.path, Line: line, Msg: fmt.Sprintf(format, args...)}, p.file})
 }
 
 func (p *parser) warnf(line int, format string, args ...any) {

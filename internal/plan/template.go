@@ -39,6 +39,6 @@ func placeholder(s string) (string, bool) {
 	return "", false
 }
 
-func (p *parser) templateError(num int, ph string) error {
-	return p.errorf(num, "template placeholder %s in the plan: fill it in", quote(ph))
+func (p *parser) templateError(num int, ph string) {
+	p.errorf(num, "template placeholder %s in the plan: fill it in", quote(ph))
 }
