@@ -284,7 +284,7 @@ func gluedHeading(l string) (string, bool) {
 // or anything else (ignored).
 func (p *parser) heading(num, level int, text string) {
 	// Any heading ends the body of the task above it.
-	p.task, p.badTask = nil, false
+	p.task = nil
 	if ph, bad := placeholder(text); bad {
 		p.templateError(num, ph)
 		// "## Phase {N}: {Name}" is still meant as a phase.
@@ -336,15 +336,15 @@ func placeholderKind(text string) string {
 // neither), so that no error follows from the refusal alone. After a phase
 // heading the tasks go into a phase of their own, not the one above (nor
 // "outside any phase"), and nothing is said of that phase. After a task
-// heading its body is not read, its phase counts as having a task heading
-// (its checklist items stay bullets), and its id, when valid, is no
-// dangling dependency.
+// heading its body belongs to no task (p.task is nil) and is no phase's
+// Strategy zone, its phase counts as having a task heading (its checklist
+// items stay bullets), and its id, when valid, is no dangling dependency.
 func (p *parser) refusedHeading(num int, kind, id string) {
 	switch kind {
 	case "phase":
 		p.brokenPhase(num, -1, false)
 	case "task":
-		p.task, p.badTask, p.zone = nil, true, false
+		p.task, p.zone = nil, false
 		if p.phase != nil {
 			p.headed[p.phase] = true
 		}

@@ -88,7 +88,6 @@ type parser struct {
 	path     string
 	phase    *Phase // the phase tasks currently go into
 	task     *Task  // the task body lines currently go into; nil after any other heading
-	badTask  bool   // under a refused task heading: its body is not read
 	zone     bool   // between a phase heading and its first task: where its Strategy line goes
 	depList  *Task  // collecting the bullets of an empty "Dependencies:" line
 	fileList *Task  // collecting the bullets of an empty "Files:" line
@@ -114,7 +113,7 @@ func (p *parser) parseAll(files []File) {
 	}
 	for i, f := range files {
 		p.file, p.path = i, f.Path
-		p.phase, p.task, p.badTask, p.zone, p.depList, p.fileList = nil, nil, false, false, nil, nil
+		p.phase, p.task, p.zone, p.depList, p.fileList = nil, nil, false, nil, nil
 		p.parseFile(f.Data)
 	}
 	fileOf := make(map[string]int, len(files))
@@ -250,9 +249,7 @@ func (p *parser) parseFile(data []byte) {
 	}
 }
 
-// line handles one line outside fences and front matter. Under a refused
-// task heading only what belongs to no task is read: headings and run id
-// lines.
+// line handles one line outside fences and front matter.
 func (p *parser) line(num int, l string) {
 	if level, htext, ok := parseHeading(l); ok {
 		p.depList, p.fileList = nil, nil
@@ -279,9 +276,6 @@ func (p *parser) line(num int, l string) {
 			return
 		}
 		p.runID(num, v)
-		return
-	}
-	if p.badTask {
 		return
 	}
 	if p.task == nil {
