@@ -62,6 +62,12 @@ func TestEveryError(t *testing.T) {
 			[]placed{{4, "malformed phase heading"}, {5, "duplicate task id 1 (first at line 3)"}}, nil},
 		{"a phase heading with two modes, then a strategy line that picks one", "## Phase 1: A (Parallel) (Sequential)\n**Strategy**: sequential\n### Task 1: A\n",
 			[]placed{{1, "two different modes"}}, nil},
+		{"a duplicate phase's tasks go into it, not the phase above", "## Phase 1: A (Parallel)\n### Task 1: A\n## Phase 2: B (Sequential)\n## Phase 1: Again (Parallel)\n### Task 2: B\n",
+			[]placed{{4, "duplicate phase 1 (first at line 1)"}}, []placed{{3, "phase 2 has no tasks"}}},
+		{"nothing is said of a refused phase", "## Phase v2: P\n## Phase 1: Q (Parallel)\n### Task 1: A\n",
+			[]placed{{1, "malformed phase number"}}, nil},
+		{"an overview checklist in a plan whose task headings were all refused", "- [ ] Task 1: overview\n## Phase 1: P (Parallel)\n### Task 1.x: A\n",
+			[]placed{{3, "malformed task id"}}, nil},
 		{"a duplicate phase: its tasks go into it, not the first", head +
 			"### Task 1: A\n" + // 3
 			"## Phase 1: Again\n" + // 4
@@ -196,4 +202,26 @@ func TestEveryErrorSplitPlan(t *testing.T) {
 	if len(ws) != 0 {
 		t.Errorf("warnings %v", ws)
 	}
+	// Nor, in a plan of checklist tasks, the second file's overview item
+	// before its phase: the first file may hold task headings.
+	files[1].Data = []byte("- [ ] Task 0: overview\n## Phase 2: B (Parallel)\n- [ ] Task 2.1: C\n")
+	_, _, err = ParseFiles(files)
+	es = nil
+	if !errors.As(err, &es) {
+		t.Fatalf("err %v", err)
+	}
+	checkPlaced(t, "errors", es, []placed{{2, "NUL byte"}})
+
+	// A clash of branch names, found once all files are read, is placed
+	// in its own file.
+	files = []File{
+		{"plan-phase1.md", []byte("Run ID: r\n## Phase 1: A (Parallel)\n\n\n\n### Task 1.1: 2 Step\n### Task 1.1.2: Step\n")},
+		{"plan-phase2.md", []byte("## Phase 2: B (Parallel)\n### Task 2.x: C\n")},
+	}
+	_, _, err = ParseFiles(files)
+	es = nil
+	if !errors.As(err, &es) {
+		t.Fatalf("err %v", err)
+	}
+	checkPlaced(t, "errors", es, []placed{{7, "same branch name"}, {2, "malformed task id"}})
 }
