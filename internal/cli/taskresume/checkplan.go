@@ -2,6 +2,7 @@ package taskresume
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +37,17 @@ type CheckedPlan struct {
 	// Problems are what the report would also say about the plan's copies
 	// (plan_differs, plan_diverged).
 	Problems []resume.Problem `json:"problems"`
+	// Errors are every error of the plan, by file and line; [] when it has
+	// none. A plan with errors is not read into phases: Phases is empty,
+	// TotalTasks 0 and RunID nil.
+	Errors []CheckedError `json:"errors"`
+}
+
+// CheckedError is one error of the plan, at the line to fix.
+type CheckedError struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
 }
 
 // CheckedPhase is one phase as read.
@@ -65,9 +77,21 @@ type CheckedTask struct {
 // checkPlanSchema is the version of CheckedPlan's JSON.
 const checkPlanSchema = 1
 
-// checkPlan is --check-plan: the plan as the commands read it, before a run
-// starts or when a report looks wrong.
+// maxErrorLines is how many of a plan's errors --check-plan prints: enough
+// to fix in one sitting, few enough to read; --json has them all.
+const maxErrorLines = 20
+
+// checkPlan is --check-plan with the plan's errors on the process's
+// stderr, where the command's own error line goes.
 func checkPlan(ctx context.Context, o Options, stdout io.Writer) error {
+	return checkPlanTo(ctx, o, stdout, os.Stderr)
+}
+
+// checkPlanTo is --check-plan: the plan as the commands read it, before a
+// run starts or when a report looks wrong. A plan with errors gets one
+// "error:" line per error on stderr (at most maxErrorLines), then exit 2;
+// with --json the document, with its errors, is printed too.
+func checkPlanTo(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	cwd, _ := os.Getwd()
 	run, file, err := checkPlanArgs(o.Args, cwd)
 	if err != nil {
@@ -92,9 +116,31 @@ func checkPlan(ctx context.Context, o Options, stdout io.Writer) error {
 	}
 	out.SchemaVersion = checkPlanSchema
 	if o.JSON {
-		return writeJSON(stdout, out)
+		if err := writeJSON(stdout, out); err != nil {
+			return err
+		}
+	}
+	if len(out.Errors) > 0 {
+		writeErrors(stderr, out.Errors)
+		return &exit.SilentError{Code: exit.Refused}
+	}
+	if o.JSON {
+		return nil
 	}
 	return renderChecked(stdout, out, cwd)
+}
+
+// writeErrors prints the plan's errors as the command prints its one error,
+// "error: file:line: message", at most maxErrorLines of them and then how
+// many more there are.
+func writeErrors(w io.Writer, errs []CheckedError) {
+	for i, e := range errs {
+		if i == maxErrorLines {
+			fmt.Fprintf(w, "error: ... and %d more (--json lists them all)\n", len(errs)-i)
+			return
+		}
+		fmt.Fprintf(w, "error: %s\n", ui.Display((&plan.Error{Path: e.File, Line: e.Line, Msg: e.Message}).Error()))
+	}
 }
 
 // checkPlanArgs tells the run from the plan's path among the arguments:
@@ -159,11 +205,19 @@ func readGivenPlan(ctx context.Context, spec, run, cwd string) (*CheckedPlan, er
 		src.Place, src.Files = resume.PlanInWorkingTree, []string{spec}
 	}
 	p, warns, err := plan.Parse(spec, data)
+	out := &CheckedPlan{PlanSource: src, GivenBy: "--check-plan"}
+	var errs plan.Errors
+	if errors.As(err, &errs) {
+		fill(out, &plan.Plan{}, warns)
+		for _, e := range errs {
+			out.Errors = append(out.Errors, CheckedError{File: e.Path, Line: e.Line, Message: e.Msg})
+		}
+		return out, nil
+	}
 	if err != nil {
 		return nil, &exit.BadInputError{Msg: err.Error()}
 	}
 	dir := specsDir(repoPath)
-	out := &CheckedPlan{PlanSource: src, GivenBy: "--check-plan"}
 	switch {
 	case p.RunID != "" && dir != "" && !planfind.DirAgrees(dir, p.RunID):
 		return nil, &exit.BadInputError{Msg: fmt.Sprintf("%s:%d: the plan names run %q but its directory is specs/%s (rename one so the directory is the run id or starts with \"%s-\")",
@@ -221,7 +275,7 @@ func fill(out *CheckedPlan, p *plan.Plan, warns []plan.Warning) {
 	if out.PlanSource != nil {
 		out.Plan = out.PlanSource.Name
 	}
-	out.Phases, out.Warnings, out.Problems = []CheckedPhase{}, []string{}, []resume.Problem{}
+	out.Phases, out.Warnings, out.Problems, out.Errors = []CheckedPhase{}, []string{}, []resume.Problem{}, []CheckedError{}
 	for _, w := range warns {
 		out.Warnings = append(out.Warnings, w.String())
 	}
