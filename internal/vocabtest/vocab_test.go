@@ -1,6 +1,8 @@
 // Package vocabtest checks the JSON vocabularies of both commands (every
 // field whose value is one of a fixed set) against the README, which lists
-// them for the users of --json, and against the constants' own lists.
+// them for the users of --json, and against the constants' own lists; and
+// the fields of the documents of schema_version 1 (--list --json,
+// --check-plan --json) against the structs that write them.
 package vocabtest
 
 import (
@@ -9,6 +11,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -219,5 +222,96 @@ func constantsByType(t *testing.T, path string) map[string][]string {
 			}
 		}
 	}
+	return out
+}
+
+// documents are the JSON documents whose fields the README lists, each
+// struct with the file that declares it and the marker of its list in the
+// README's JSON section (read as for vocabularies).
+var documents = []struct{ typ, file, marker string }{
+	{"ListReport", "cli/taskresume/list.go", "- `--list --json`:"},
+	{"ListEntry", "cli/taskresume/list.go", "- `--list --json` `runs[]`:"},
+	{"CheckedPlan", "cli/taskresume/checkplan.go", "- `--check-plan --json`:"},
+	{"CheckedPhase", "cli/taskresume/checkplan.go", "- `--check-plan --json` `phases[]`:"},
+	{"CheckedTask", "cli/taskresume/checkplan.go", "- `--check-plan --json` `phases[].tasks[]`:"},
+	{"CheckedError", "cli/taskresume/checkplan.go", "- `--check-plan --json` `errors[]`"},
+}
+
+// The README lists every field of these documents, and nothing else; and
+// every struct with JSON fields in their files is one of them, so that a
+// new part of a document is listed too.
+func TestREADMEListsDocumentFields(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := jsonSection(string(data))
+	fields := map[string]map[string][]string{} // file -> struct -> json names
+	for _, d := range documents {
+		if fields[d.file] == nil {
+			fields[d.file] = jsonFields(t, filepath.Join("..", d.file))
+		}
+	}
+	for _, d := range documents {
+		t.Run(d.typ, func(t *testing.T) {
+			want := fields[d.file][d.typ]
+			if len(want) == 0 {
+				t.Fatalf("%s declares no struct %s with JSON fields", d.file, d.typ)
+			}
+			if n := strings.Count(section, d.marker); n != 1 {
+				t.Fatalf("README's JSON section holds %q %d times, want once", d.marker, n)
+			}
+			missing, extra := setDiff(want, readmeList(section[strings.Index(section, d.marker)+len(d.marker):]))
+			if len(missing) > 0 {
+				t.Errorf("README's list after %q lacks %s", d.marker, strings.Join(missing, ", "))
+			}
+			if len(extra) > 0 {
+				t.Errorf("README's list after %q has %s, which %s has not", d.marker, strings.Join(extra, ", "), d.typ)
+			}
+		})
+	}
+	for file, structs := range fields {
+		for typ := range structs {
+			if !slices.ContainsFunc(documents, func(d struct{ typ, file, marker string }) bool { return d.typ == typ && d.file == file }) {
+				t.Errorf("%s declares %s with JSON fields, which the README's list does not cover (add it to documents)", file, typ)
+			}
+		}
+	}
+}
+
+// jsonFields reads the JSON names of the fields of each struct type a Go
+// file declares (the json tag's name; "-" and untagged fields are not
+// written under a name of their own here).
+func jsonFields(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		ts, ok := n.(*ast.TypeSpec)
+		if !ok {
+			return true
+		}
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok {
+			return false
+		}
+		for _, fld := range st.Fields.List {
+			if fld.Tag == nil {
+				continue
+			}
+			tag, err := strconv.Unquote(fld.Tag.Value)
+			if err != nil {
+				t.Fatalf("%s: tag %s: %v", path, fld.Tag.Value, err)
+			}
+			name, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
+			if name != "" && name != "-" {
+				out[ts.Name.Name] = append(out[ts.Name.Name], name)
+			}
+		}
+		return false
+	})
 	return out
 }
