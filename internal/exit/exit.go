@@ -19,10 +19,15 @@ const (
 
 // BadInputError is the user's mistake: a flag, an argument, a run id, a
 // plan, a repository that cannot be used. Nothing has changed; the message
-// says what to fix.
-type BadInputError struct{ Msg string }
+// says what to fix. Err, when set, is the error it was made from, for a
+// caller that shows more of it (--check-plan lists every plan error).
+type BadInputError struct {
+	Msg string
+	Err error
+}
 
 func (e *BadInputError) Error() string { return e.Msg }
+func (e *BadInputError) Unwrap() error { return e.Err }
 
 // BadInput is a BadInputError with a formatted message.
 func BadInput(format string, a ...any) error {

@@ -119,7 +119,7 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts
 		return res, nil
 	}
 	if c.Err != nil {
-		return nil, &exit.BadInputError{Msg: "plan " + c.Err.Error()}
+		return nil, &exit.BadInputError{Msg: "plan " + c.Err.Error(), Err: c.Err}
 	}
 	res.plan, res.warns, res.repoPath = c.Plan, c.Warns, c.RepoPaths[0]
 	res.sameCommitted = found.SameCommitted
@@ -274,7 +274,7 @@ func givenPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, spec, from,
 	}
 	p, warns, err := plan.Parse(spec, data)
 	if err != nil {
-		return nil, &exit.BadInputError{Msg: "plan " + err.Error()}
+		return nil, &exit.BadInputError{Msg: "plan " + err.Error(), Err: err}
 	}
 	if p.RunID != "" && p.RunID != opts.Run {
 		return nil, exit.BadInput("%s:%d: plan is for run %q, not %q (pass the plan's run id, or --plan for the right plan)", spec, p.RunIDLine, p.RunID, opts.Run)

@@ -81,17 +81,11 @@ const checkPlanSchema = 1
 // to fix in one sitting, few enough to read; --json has them all.
 const maxErrorLines = 20
 
-// checkPlan is --check-plan with the plan's errors on the process's
-// stderr, where the command's own error line goes.
-func checkPlan(ctx context.Context, o Options, stdout io.Writer) error {
-	return checkPlanTo(ctx, o, stdout, os.Stderr)
-}
-
-// checkPlanTo is --check-plan: the plan as the commands read it, before a
+// checkPlan is --check-plan: the plan as the commands read it, before a
 // run starts or when a report looks wrong. A plan with errors gets one
 // "error:" line per error on stderr (at most maxErrorLines), then exit 2;
 // with --json the document, with its errors, is printed too.
-func checkPlanTo(ctx context.Context, o Options, stdout, stderr io.Writer) error {
+func checkPlan(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	cwd, _ := os.Getwd()
 	run, file, err := checkPlanArgs(o.Args, cwd)
 	if err != nil {
@@ -209,9 +203,7 @@ func readGivenPlan(ctx context.Context, spec, run, cwd string) (*CheckedPlan, er
 	var errs plan.Errors
 	if errors.As(err, &errs) {
 		fill(out, &plan.Plan{}, warns)
-		for _, e := range errs {
-			out.Errors = append(out.Errors, CheckedError{File: e.Path, Line: e.Line, Message: e.Msg})
-		}
+		out.Errors = checkedErrors(errs)
 		return out, nil
 	}
 	if err != nil {
@@ -241,6 +233,18 @@ func readRunPlan(ctx context.Context, o Options, run, cwd string) (*CheckedPlan,
 	st, err := resume.GatherOpening(ctx, resume.StartOpen(ctx, ""), resume.Options{
 		Run: run, PlanPath: o.Plan, Base: o.Base, Cwd: cwd, Remote: o.Remote, Light: true,
 	})
+	if errs := (plan.Errors{}); errors.As(err, &errs) {
+		// The plan the report reads has errors: list them all, as for a
+		// plan named by its path.
+		out := &CheckedPlan{}
+		if run != "" {
+			out.RunID, out.RunIDFrom = &run, "command_line"
+		}
+		fill(out, &plan.Plan{}, nil)
+		out.Plan = errs[0].Path
+		out.Errors = checkedErrors(errs)
+		return out, nil
+	}
 	if err != nil {
 		return nil, resume.Explain(ctx, "git-taskresume", err)
 	}
@@ -268,6 +272,15 @@ func readRunPlan(ctx context.Context, o Options, run, cwd string) (*CheckedPlan,
 		}
 	}
 	return out, nil
+}
+
+// checkedErrors are the plan's errors as the JSON document lists them.
+func checkedErrors(errs plan.Errors) []CheckedError {
+	out := make([]CheckedError, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, CheckedError{File: e.Path, Line: e.Line, Message: e.Msg})
+	}
+	return out
 }
 
 // fill copies the plan's phases and tasks into out.

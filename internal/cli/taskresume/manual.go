@@ -57,7 +57,9 @@ func Manual() *manpage.Page {
 						"name, sequential or parallel) with its tasks (id, title, the branch the task gets), and the " +
 						"plan's warnings; exit 0. PATH is a file or `REV:PATH`; without it, the plan the report of " +
 						"`<run>` would read (`git taskresume <run> --check-plan`, with `--plan`, `--base` and `--remote` " +
-						"as for the report). A plan with errors prints each as `file:line: message` and exits 2. " +
+						"as for the report). A plan with errors prints each as `error: file:line: message` on stderr, " +
+						"at most 20 and then how many more (`--json` prints the document with all of them in " +
+						"`errors`), and exits 2. " +
 						"Not with `--list`, `--next`, `--exit-code` or the claim options."},
 				manpage.Sub("Read options"),
 				manpage.Option{Names: []string{"--base"}, Arg: "REF", Short: "count own commits against REF",

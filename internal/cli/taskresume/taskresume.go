@@ -55,7 +55,7 @@ func action(c *cli.Context, stdout io.Writer) error {
 func run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	switch o.Mode {
 	case ModeCheckPlan:
-		return checkPlan(ctx, o, stdout)
+		return checkPlan(ctx, o, stdout, stderr)
 	case ModeList:
 		return list(ctx, o, stdout)
 	}
