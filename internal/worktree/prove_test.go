@@ -6,30 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 )
-
-// proveLutimes sets the times of path itself, a symbolic link included
-// (os.Chtimes follows links).
-func proveLutimes(tb testing.TB, path string, when time.Time) {
-	tb.Helper()
-	p, err := syscall.BytePtrFromString(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ts := [2]syscall.Timespec{syscall.NsecToTimespec(when.UnixNano()), syscall.NsecToTimespec(when.UnixNano())}
-	// Linux's AT_FDCWD and AT_SYMLINK_NOFOLLOW (package syscall lacks them).
-	dirfd, noFollow := -100, 0x100
-	if _, _, e := syscall.Syscall6(syscall.SYS_UTIMENSAT, uintptr(dirfd), uintptr(unsafe.Pointer(p)),
-		uintptr(unsafe.Pointer(&ts[0])), uintptr(noFollow), 0, 0); e != 0 {
-		tb.Fatalf("utimensat %s: %v", path, e)
-	}
-}
 
 // proveBackdate sets every file's, link's and directory's times below root
 // (its .git aside) to when.
@@ -294,44 +275,6 @@ func TestProveSince(t *testing.T) {
 	proveCheck(t, "Since not set", proveRun(t, in), "dir/new.txt: "+WhyNotSaved, "top.txt: "+WhyNotSaved)
 }
 
-// proveUnprivileged runs Prove where permission bits bind. The tests run
-// as root, which reads everything; then Prove runs on a thread of its own
-// whose file system uid is nobody's (setfsuid is per thread, and dropping
-// it from 0 drops the capabilities that bypass permission bits).
-func proveUnprivileged(t *testing.T, in ProveInput) *Proof {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		return proveRun(t, in)
-	}
-	type result struct {
-		p     *Proof
-		err   error
-		fsuid uintptr
-	}
-	ch := make(chan result)
-	go func() {
-		// Never unlocked: the thread ends with this goroutine, so no other
-		// goroutine runs with its identity.
-		runtime.LockOSThread()
-		var r result
-		syscall.RawSyscall(syscall.SYS_SETFSUID, 65534, 0, 0)
-		// An invalid uid (-1) changes nothing and returns the current one.
-		r.fsuid, _, _ = syscall.RawSyscall(syscall.SYS_SETFSUID, ^uintptr(0), 0, 0)
-		if r.fsuid == 65534 {
-			r.p, r.err = Prove(in)
-		}
-		ch <- r
-	}()
-	r := <-ch
-	if r.fsuid != 65534 {
-		t.Fatalf("running as root and cannot take another file system uid (still %d): no way here to make a file unreadable", r.fsuid)
-	}
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	return r.p
-}
-
 func TestProveUnreadable(t *testing.T) {
 	root, index := proveRepo(t, "sha1")
 	// Let another user reach the worktree (t.TempDir's directories are
@@ -357,38 +300,39 @@ func TestProveUnreadable(t *testing.T) {
 	}
 }
 
-// Paths longer than PATH_MAX cannot be stat-ed by name, by git either: the
-// deep file is reported, not passed over.
+// Paths longer than PATH_MAX (4096 bytes on Linux, 1024 on macOS) cannot
+// be stat-ed by name, by git either: the deep file is reported, not passed
+// over. The tree is made one directory at a time through os.Root, whose
+// calls are relative to an open directory, as no path names it whole.
 func TestProveDeepPath(t *testing.T) {
 	root, index := proveRepo(t, "sha1")
 	name := strings.Repeat("d", 100)
-	fd, err := syscall.Open(root, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() {
 		if err := os.RemoveAll(filepath.Join(root, name)); err != nil {
 			t.Errorf("remove the deep tree: %v", err)
 		}
 	})
-	for i := 0; i < 45; i++ {
-		if err := syscall.Mkdirat(fd, name, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		next, err := syscall.Openat(fd, name, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
-		syscall.Close(fd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fd = next
-	}
-	ffd, err := syscall.Openat(fd, "deep.txt", syscall.O_CREAT|syscall.O_WRONLY, 0o644)
-	syscall.Close(fd)
+	dir, err := os.OpenRoot(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	syscall.Write(ffd, []byte("deep\n"))
-	syscall.Close(ffd)
+	for i := 0; i < 45; i++ {
+		if err := dir.Mkdir(name, 0o755); err != nil {
+			dir.Close()
+			t.Fatal(err)
+		}
+		next, err := dir.OpenRoot(name)
+		dir.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = next
+	}
+	err = dir.WriteFile("deep.txt", []byte("deep\n"), 0o644)
+	dir.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	p := proveRun(t, ProveInput{Root: root, Indexes: []string{index}, HashLen: 20})
 	if len(p.Unproven) != 1 || p.Unproven[0].Why != WhyTooLong ||
