@@ -573,7 +573,7 @@ func TestBareWorktreeLayout(t *testing.T) {
 	t.Parallel()
 	src := newRepo(t)
 	commitOnBranch(t, src, br11, "main", "db/schema.sql", "create table t;\n")
-	top := t.TempDir()
+	top := testbin.TempDir(t)
 	bare := filepath.Join(top, "repo.git")
 	git(t, top, "clone", "-q", "--bare", src, bare)
 	git(t, bare, "worktree", "add", "-q", "../wt", "main")

@@ -126,7 +126,8 @@ const (
 // of files for sparse checkouts), with extra `git init` arguments.
 func newRepo(t testing.TB, initArgs ...string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "repo")
+	// Real path: the reports name worktrees by git's real paths.
+	dir := filepath.Join(testbin.TempDir(t), "repo")
 	git(t, filepath.Dir(dir), append(append([]string{"init", "-q"}, initArgs...), dir)...)
 	testbin.WriteFile(t, filepath.Join(dir, "specs", run1, "plan.md"), standardPlan)
 	testbin.WriteFile(t, filepath.Join(dir, "src", "app.txt"), "app\n")

@@ -45,7 +45,8 @@ func hookRepo(t *testing.T) (string, []byte) {
 // no GIT_* variable is left but those of Vars and allowed.
 func checkInner(t *testing.T, outer string, index []byte, allowed ...string) {
 	t.Helper()
-	inner := filepath.Join(t.TempDir(), "inner")
+	// Real path: rev-parse prints git's.
+	inner := filepath.Join(TempDir(t), "inner")
 	Git(t, "", "init", "-q", inner)
 	WriteFile(t, filepath.Join(inner, "g"), "g\n")
 	Git(t, inner, "add", "g")

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 // idxGitEnv isolates git from the user's and the system's configuration.
@@ -65,7 +67,8 @@ func idxWrite(tb testing.TB, path, content string) {
 func idxNewRepo(tb testing.TB, format string) string {
 	tb.Helper()
 	idxGitEnv(tb)
-	root := filepath.Join(tb.TempDir(), "repo")
+	// Real path: git records the worktrees it adds by theirs.
+	root := filepath.Join(testbin.TempDir(tb), "repo")
 	idxGit(tb, filepath.Dir(root), nil, "init", "-q", "--object-format="+format, root)
 	return root
 }
