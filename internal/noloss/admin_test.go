@@ -43,7 +43,7 @@ var adminCases = []adminCase{
 		git(t, wt, "checkout", "-q", "--detach")
 		commitFile(t, wt, "r1.txt", "first\n")
 		commitFile(t, wt, "r2.txt", "second\n")
-		if r := testbin.Run(wt, []string{"GIT_SEQUENCE_EDITOR=sed -i 1s/^pick/edit/"}, "git", "rebase", "-i", "HEAD~2"); r.Code != 0 {
+		if r := testbin.Run(wt, []string{"GIT_SEQUENCE_EDITOR=sed -i.orig 1s/^pick/edit/"}, "git", "rebase", "-i", "HEAD~2"); r.Code != 0 {
 			t.Fatalf("rebase -i: %s%s", r.Stdout, r.Stderr)
 		}
 		requireState(t, wt, "rebase-merge")

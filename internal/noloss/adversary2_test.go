@@ -393,7 +393,7 @@ func TestAdversary2UpdateRefs(t *testing.T) {
 				git(t, repo, "checkout", "-q", "stack")
 			}
 			commitFile(t, dir, "s.txt", "on the stack\n")
-			env := []string{"GIT_SEQUENCE_EDITOR=sed -i 1s/^pick/edit/"}
+			env := []string{"GIT_SEQUENCE_EDITOR=sed -i.orig 1s/^pick/edit/"}
 			if r := testbin.Run(dir, env, "git", "rebase", "-q", "-i", "--update-refs", "main"); r.Code != 0 {
 				t.Fatalf("rebase -i --update-refs: %s%s", r.Stdout, r.Stderr)
 			}
@@ -422,7 +422,7 @@ func TestAdversary2RestoreWhileRebased(t *testing.T) {
 	requireRemoved(t, cleanOK(t, repo, nil), wt)
 
 	git(t, repo, "checkout", "-q", br22)
-	env := []string{"GIT_SEQUENCE_EDITOR=sed -i 1s/^pick/edit/"}
+	env := []string{"GIT_SEQUENCE_EDITOR=sed -i.orig 1s/^pick/edit/"}
 	if r := testbin.Run(repo, env, "git", "rebase", "-q", "-i", "HEAD~2"); r.Code != 0 {
 		t.Fatalf("rebase -i: %s%s", r.Stdout, r.Stderr)
 	}

@@ -343,7 +343,7 @@ func TestNoLossTaskWhileMainRebasing(t *testing.T) {
 		git(t, repo, "add", "-A")
 		git(t, repo, "commit", "-q", "-m", "user "+n)
 	}
-	if r := testbin.Run(repo, []string{"GIT_SEQUENCE_EDITOR=sed -i 1s/^pick/edit/"}, "git", "rebase", "-i", "HEAD~2"); r.Code != 0 {
+	if r := testbin.Run(repo, []string{"GIT_SEQUENCE_EDITOR=sed -i.orig 1s/^pick/edit/"}, "git", "rebase", "-i", "HEAD~2"); r.Code != 0 {
 		t.Fatalf("rebase -i: %s%s", r.Stdout, r.Stderr)
 	}
 	if !testbin.Exists(filepath.Join(repo, ".git", "rebase-merge")) {

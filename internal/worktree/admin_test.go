@@ -150,7 +150,7 @@ var admCases = []admCase{
 	{name: "rebase edit", format: "sha1", onBranch: true, op: "rebase", br: "task", build: func(t *testing.T, root, wt string) []string {
 		a := admCommit(t, wt, "a1.txt", "first\n")
 		b := admCommit(t, wt, "b1.txt", "second\n")
-		admEnv(t, wt, []string{"GIT_SEQUENCE_EDITOR=sed -i 1s/^pick/edit/"}, "rebase", "-q", "-i", "HEAD~2")
+		admEnv(t, wt, []string{"GIT_SEQUENCE_EDITOR=sed -i.orig 1s/^pick/edit/"}, "rebase", "-q", "-i", "HEAD~2")
 		write(t, filepath.Join(wt, "a2.txt"), "amended\n")
 		git(t, wt, "add", "a2.txt")
 		git(t, wt, "commit", "-q", "--amend", "--no-edit")
