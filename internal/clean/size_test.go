@@ -1,6 +1,7 @@
 package clean_test
 
 import (
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -9,10 +10,14 @@ import (
 	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
-// duBytes is what du counts for dir, in bytes.
+// duBytes is what du counts for dir, in bytes. BLOCKSIZE=512 makes GNU
+// and BSD du (macOS has no -B) count in the 512-byte units of st_blocks,
+// so the count is exact.
 func duBytes(t *testing.T, dir string) int64 {
 	t.Helper()
-	out, err := exec.Command("du", "-s", "-B1", dir).Output()
+	cmd := exec.Command("du", "-s", dir)
+	cmd.Env = append(os.Environ(), "BLOCKSIZE=512")
+	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +25,7 @@ func duBytes(t *testing.T, dir string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return n * 512
 }
 
 // The dry run and the clean say what each removed worktree took on disk,

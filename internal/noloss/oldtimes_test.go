@@ -13,7 +13,7 @@ import (
 // worktree for idle because the agent writes with old modification times.
 // Everything is written, the test waits past the limit, then:
 //   - 2.2: `cp -p` over a file (new bytes, a three-hour-old mtime), and
-//     `touch -d` of another file: only their change times are new;
+//     `touch -t` of another file: only their change times are new;
 //   - 2.3: `git reset --soft HEAD~1`, which writes no file of the worktree
 //     and not its index, only the branch (in the common directory) and the
 //     worktree's own logs/HEAD;
@@ -34,7 +34,9 @@ func TestNoLossOldTimesWriter(t *testing.T) {
 
 	time.Sleep(5 * time.Second)
 	testbin.Must(t, testbin.Run(wts[1], nil, "cp", "-p", outside, filepath.Join(wts[1], "untracked-2.2.txt")))
-	testbin.Must(t, testbin.Run(wts[1], nil, "touch", "-d", "3 hours ago", filepath.Join(wts[1], "notes", "2.2", "todo.md")))
+	// touch -t (GNU's -d "3 hours ago" is not BSD's), in UTC to match the
+	// stamp.
+	testbin.Must(t, testbin.Run(wts[1], []string{"TZ=UTC"}, "touch", "-t", old.UTC().Format("200601021504.05"), filepath.Join(wts[1], "notes", "2.2", "todo.md")))
 	git(t, wts[2], "reset", "-q", "--soft", "HEAD~1")
 	snap := snapshotForLoss(t, repo)
 

@@ -44,16 +44,20 @@ func TestDiskUsageAgreesWithDu(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(du, "-s", "-B1", dir).Output()
+	// BLOCKSIZE=512: GNU and BSD du (macOS has no -B) both count in the
+	// 512-byte units of st_blocks, exactly.
+	cmd := exec.Command(du, "-s", dir)
+	cmd.Env = append(os.Environ(), "BLOCKSIZE=512")
+	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := strconv.ParseInt(strings.Fields(string(out))[0], 10, 64)
+	blocks, err := strconv.ParseInt(strings.Fields(string(out))[0], 10, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != want {
-		t.Errorf("DiskUsage = %d, du -s -B1 = %d", got, want)
+	if want := blocks * 512; got != want {
+		t.Errorf("DiskUsage = %d, BLOCKSIZE=512 du -s = %d blocks of 512 (%d)", got, blocks, want)
 	}
 	if got < int64(len(big)) || got >= int64(3*len(big)) {
 		t.Errorf("DiskUsage = %d: the hard link counted twice, or the link followed?", got)
