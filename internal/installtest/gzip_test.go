@@ -14,7 +14,7 @@ import (
 // ("download it again" would send the user after the wrong fix).
 func TestInstallNamesMissingGzip(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("needs GNU tar, which runs gzip for -z (bsdtar does not)")
+		t.Skip("needs Linux: GNU tar, which runs gzip for -z (bsdtar, as on macOS, does not)")
 	}
 	root := repoRoot(t)
 	// The unpacking fails before the archive's content matters: a README

@@ -73,8 +73,9 @@ func TestAdv31UndoKilledBeforeSymbolicRef(t *testing.T) {
 grep -q ' refs/heads/` + mainAlias + `$' || exit 0
 [ -e '` + marker + `' ] && exit 0
 : > '` + marker + `'
-gp=$(awk '{print $4}' /proc/$PPID/stat)
-kill -9 "$gp"
+# /proc/PID/stat's 4th field is the parent; macOS has no /proc, but ps.
+gp=$(awk '{print $4}' /proc/$PPID/stat 2>/dev/null || ps -o ppid= -p $PPID)
+kill -9 $gp
 `
 	testbin.WriteFile(t, filepath.Join(repo, ".git", "hooks", "reference-transaction"), hook)
 	testbin.Run(repo, nil, "chmod", "+x", filepath.Join(repo, ".git", "hooks", "reference-transaction"))

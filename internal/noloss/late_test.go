@@ -76,6 +76,7 @@ func TestNoLossLateWriter(t *testing.T) {
 	// A process working inside a worktree makes it live: kept, naming the
 	// process, unless --ignore-live (then saved and removed).
 	t.Run("live", func(t *testing.T) {
+		testbin.NeedsLinux(t, "only /proc tells the clean that a process works in a worktree")
 		t.Parallel()
 		repo := newRepo(t)
 		wt := addWorktree(t, repo, "2.2")

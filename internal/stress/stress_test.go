@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -198,6 +199,11 @@ func waitGroupGone(pgid int) {
 }
 
 func groupAlive(pgid int) bool {
+	if runtime.GOOS != "linux" {
+		// No /proc (macOS): signal 0 asks whether any process of the
+		// group is left; launchd reaps orphans, so none is a zombie.
+		return syscall.Kill(-pgid, 0) == nil
+	}
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, p := range stats {
 		b, err := os.ReadFile(p)
