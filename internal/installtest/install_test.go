@@ -24,10 +24,14 @@ const version = "9.8.7"
 var commands = []string{"git-taskresume", "git-taskclean"}
 
 // toolsWithoutGo are the only programs on PATH while install.sh runs: the
-// interpreter, git, tar (and the gzip it calls), sha256sum and the
-// coreutils the script uses.
-var toolsWithoutGo = []string{"bash", "env", "git", "tar", "gzip", "sha256sum",
+// interpreter, git, tar (and the gzip it calls), a checksum program (one
+// of shaTools) and the coreutils the script uses.
+var toolsWithoutGo = []string{"bash", "env", "git", "tar", "gzip",
 	"cat", "cp", "mv", "rm", "mkdir", "mktemp", "dirname", "basename", "chmod", "uname", "tr"}
+
+// shaTools are the programs install.sh checks a checksum with, the one it
+// prefers first: macOS has shasum and no sha256sum.
+var shaTools = []string{"sha256sum", "shasum"}
 
 func repoRoot(t *testing.T) string {
 	t.Helper()
@@ -214,7 +218,8 @@ func writeChecksums(t *testing.T, archives ...string) {
 	}
 }
 
-// noGoPath is a directory of links to toolsWithoutGo only.
+// noGoPath is a directory of links to toolsWithoutGo and the first of
+// shaTools found, only.
 func noGoPath(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -226,6 +231,18 @@ func noGoPath(t *testing.T) string {
 		if err := os.Symlink(p, filepath.Join(dir, tool)); err != nil {
 			t.Fatal(err)
 		}
+	}
+	linked := false
+	for _, tool := range shaTools {
+		if p, err := exec.LookPath(tool); err == nil && !linked {
+			if err := os.Symlink(p, filepath.Join(dir, tool)); err != nil {
+				t.Fatal(err)
+			}
+			linked = true
+		}
+	}
+	if !linked {
+		t.Fatalf("none of %q is installed: one is needed for this test", shaTools)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "go")); err == nil {
 		t.Fatal("go is on the test's PATH")
