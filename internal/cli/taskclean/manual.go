@@ -1,6 +1,9 @@
 package taskclean
 
-import "github.com/taskresume/git-taskresume/internal/manpage"
+import (
+	"github.com/taskresume/git-taskresume/internal/cliutil"
+	"github.com/taskresume/git-taskresume/internal/manpage"
+)
 
 // Manual is the command's manual: -h, `git taskclean help`, --help run
 // directly and the man page (--man) are all made from it.
@@ -129,7 +132,7 @@ func Manual() *manpage.Page {
 				manpage.Para("List the saves, and drop those older than a month:"),
 				manpage.Code{"git taskclean --run x1y2z3 --backups", "git taskclean --run x1y2z3 --expire-backups 30d"},
 			}},
-			{Title: "CONFIGURATION", Blocks: []manpage.Block{
+			{Title: "CONFIGURATION", Blocks: append([]manpage.Block{
 				manpage.Para("Set with git config (`git config taskclean.preRemove 'make clean'`), in any file git " +
 					"reads: the repository's settings win over `--global` ones. Key names are case-blind, as git's " +
 					"are. A flag given on the command line wins over its key."),
@@ -162,17 +165,7 @@ func Manual() *manpage.Page {
 				manpage.Item{Tag: "`taskresume.worktreeDir`", Text: "The folder the tasks' worktrees are in, " +
 					"relative to the top of the main worktree unless absolute. Default `.worktrees`. A worktree " +
 					"on a task's branch outside it is never stale: only `--task` and `--all` remove it."},
-				manpage.Item{Tag: "`color.taskclean`", Text: "Whether the output is coloured, as git's own " +
-					"`color.<command>` keys: `always` (a pipe too, even with `NO_COLOR` set), `never` or `false` " +
-					"(not even a terminal), `auto`, `true` or set with no value (a terminal only, unless " +
-					"`NO_COLOR` is set or `TERM` is `dumb`). Unset: `color.ui`. JSON is never coloured."},
-				manpage.Item{Tag: "`color.ui`", Text: "The colour setting for every command that has no " +
-					"`color.<command>` of its own (see git-config(1)): read when `color.taskclean` is unset, " +
-					"with the same values. Neither set: `auto`."},
-				manpage.Item{Tag: "`checkout.defaultRemote`", Text: "git's own key (see git-config(1)): when " +
-					"several remotes hold the run's branches, their copies differ and neither `--remote` nor " +
-					"`taskresume.remote` is given, the run is read from this remote."},
-			}},
+			}, cliutil.SharedSettings("color.taskclean", "the output")...)},
 			{Title: "ENVIRONMENT", Blocks: []manpage.Block{
 				manpage.Para("Set by git taskclean for the `taskclean.preRemove` command:"),
 				manpage.Item{Tag: "`GIT_TASKCLEAN_RUN`", Text: "The run being cleaned: the value of `--run`."},

@@ -1,6 +1,9 @@
 package taskresume
 
-import "github.com/taskresume/git-taskresume/internal/manpage"
+import (
+	"github.com/taskresume/git-taskresume/internal/cliutil"
+	"github.com/taskresume/git-taskresume/internal/manpage"
+)
 
 // Manual is the command's manual: -h, `git taskresume help`, --help run
 // directly and the man page (--man) are all made from it.
@@ -171,7 +174,7 @@ func Manual() *manpage.Page {
 						"## Phase 1: Setup (Paralel)        misspelt mode", "### Task {N}: {Task Name}          a template",
 						"###Task 1.2: Export                no space"}},
 			}},
-			{Title: "CONFIGURATION", Blocks: []manpage.Block{
+			{Title: "CONFIGURATION", Blocks: append([]manpage.Block{
 				manpage.Para("Set with git config (`git config taskresume.base develop`), in any file git reads: " +
 					"the repository's settings win over `--global` ones. Key names are case-blind, as git's are. " +
 					"A flag given on the command line wins over its key. git taskclean reads the `taskresume.*` keys " +
@@ -197,17 +200,7 @@ func Manual() *manpage.Page {
 					"on a task's branch outside it (a review checkout) is never stale; a worktree on a detached " +
 					"HEAD belongs to a task when its directory there is named `<run>-task-<dashed id>`; " +
 					"`<run>-main` there is the run's shared worktree."},
-				manpage.Item{Tag: "`color.taskresume`", Text: "Whether the report is coloured, as git's own " +
-					"`color.<command>` keys: `always` (a pipe too, even with `NO_COLOR` set), `never` or `false` " +
-					"(not even a terminal), `auto`, `true` or set with no value (a terminal only, unless " +
-					"`NO_COLOR` is set or `TERM` is `dumb`). Unset: `color.ui`. JSON is never coloured."},
-				manpage.Item{Tag: "`color.ui`", Text: "The colour setting for every command that has no " +
-					"`color.<command>` of its own (see git-config(1)): read when `color.taskresume` is unset, " +
-					"with the same values. Neither set: `auto`."},
-				manpage.Item{Tag: "`checkout.defaultRemote`", Text: "git's own key (see git-config(1)): when " +
-					"several remotes hold the run's branches, their copies differ and neither `--remote` nor " +
-					"`taskresume.remote` is given, the run is read from this remote."},
-			}},
+			}, cliutil.SharedSettings("color.taskresume", "the report")...)},
 			{Title: "ENVIRONMENT", Blocks: []manpage.Block{
 				manpage.Item{Tag: "`GIT_TASKRESUME_TRACE`", Text: "A file: every git command the program " +
 					"runs is appended to it, one line each (`git` and its arguments). A file that cannot be " +
