@@ -235,11 +235,9 @@ func readRunPlan(ctx context.Context, o Options, run, cwd string) (*CheckedPlan,
 	})
 	if errs := (plan.Errors{}); errors.As(err, &errs) {
 		// The plan the report reads has errors: list them all, as for a
-		// plan named by its path.
+		// plan named by its path (run_id null: a plan with errors is not
+		// read).
 		out := &CheckedPlan{}
-		if run != "" {
-			out.RunID, out.RunIDFrom = &run, "command_line"
-		}
 		fill(out, &plan.Plan{}, nil)
 		out.Plan = errs[0].Path
 		out.Errors = checkedErrors(errs)
