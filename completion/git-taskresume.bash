@@ -44,11 +44,8 @@ _git_taskresume () {
 	case "$cur" in
 	--plan=*|--base=*|--remote=*|--from-phase=*|--as=*|--ttl=*)
 		return ;;
-	--renew=*)
-		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#--renew=}"
-		return ;;
-	--release=*)
-		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#--release=}"
+	--renew=*|--release=*)
+		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#*=}"
 		return ;;
 	-*)
 		__gitcomp "--json --next --exit-code --sizes --list --check-plan --claim --as= --ttl= --renew= --release= --base= --plan= --from-phase= --remote= --version --help"
@@ -80,11 +77,8 @@ _git_taskclean () {
 	--run=*)
 		__gitcomp_nl "$(__git_taskresume_runs)" "" "${cur#--run=}"
 		return ;;
-	--task=*)
-		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#--task=}"
-		return ;;
-	--restore=*)
-		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#--restore=}"
+	--task=*|--restore=*)
+		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#*=}"
 		return ;;
 	--from=*)
 		__gitcomp_nl "$(__git_taskclean_stamps "$run")" "" "${cur#--from=}"

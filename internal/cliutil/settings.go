@@ -2,6 +2,11 @@ package cliutil
 
 import "github.com/taskresume/git-taskresume/internal/manpage"
 
+// ConfigDuration is how the pages say what a duration key takes: git
+// config values go to time.ParseDuration, which knows no days or weeks
+// (the flags' durations do).
+const ConfigDuration = "a duration with a unit, `ms`, `s`, `m` or `h`, combined as in `1m30s` (no `d` or `w`)"
+
 // SharedSettings are the CONFIGURATION entries both commands' pages share:
 // the command's colour key (color.taskresume or color.taskclean, named
 // whole), color.ui, and git's checkout.defaultRemote. output names what the

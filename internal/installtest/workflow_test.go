@@ -14,7 +14,11 @@ import (
 func TestCIWorkflow(t *testing.T) {
 	root := repoRoot(t)
 	wf := string(readFile(t, filepath.Join(root, ".github", "workflows", "ci.yml")))
-	on, _, _ := strings.Cut(wf[strings.Index(wf, "\non:\n"):], "\njobs:\n")
+	_, on, ok := strings.Cut(wf, "\non:\n")
+	if !ok {
+		t.Fatal("ci.yml has no top-level on:")
+	}
+	on, _, _ = strings.Cut(on, "\njobs:\n")
 	for _, ev := range []string{"push", "pull_request"} {
 		if !regexp.MustCompile(`(?m)^  ` + ev + `:`).MatchString(on) {
 			t.Errorf("ci.yml does not run on %s", ev)

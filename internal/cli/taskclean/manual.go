@@ -151,7 +151,7 @@ func Manual() *manpage.Page {
 					"command runs in a worktree a process works in (unless `--ignore-live`), which stays. " +
 					"`--dry-run` lists the commands and runs none. Unset: nothing runs."},
 				manpage.Item{Tag: "`taskclean.preRemoveTimeout`", Text: "How long one run of `taskclean.preRemove` " +
-					"may take: a duration with a unit, `ms`, `s`, `m` or `h`, combined as in `1m30s` (no `d` or `w`). " +
+					"may take: " + cliutil.ConfigDuration + ". " +
 					"Default `2m`. A value that is not a positive duration exits 2 before anything changes."},
 				manpage.Item{Tag: "`taskresume.base`", Text: "The ref own commits are counted against, as `--base` " +
 					"(see git-taskresume(1)): what is complete decides what is stale."},
@@ -160,7 +160,7 @@ func Manual() *manpage.Page {
 				manpage.Item{Tag: "`taskresume.remote`", Text: "The remote the run is read from and claims are " +
 					"dropped on, as `--remote NAME`; it must name a remote, or the clean exits 2."},
 				manpage.Item{Tag: "`taskresume.remoteTimeout`", Text: "How long one exchange with the remote " +
-					"(reading or dropping claims there) may take: a duration such as `30s`. Default `60s`. " +
+					"(reading or dropping claims there) may take: " + cliutil.ConfigDuration + ". Default `60s`. " +
 					"A value that is not a positive duration exits 2."},
 				manpage.Item{Tag: "`taskresume.worktreeDir`", Text: "The folder the tasks' worktrees are in, " +
 					"relative to the top of the main worktree unless absolute. Default `.worktrees`. A worktree " +

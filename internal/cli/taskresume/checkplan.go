@@ -202,9 +202,7 @@ func readGivenPlan(ctx context.Context, spec, run, cwd string) (*CheckedPlan, er
 	out := &CheckedPlan{PlanSource: src, GivenBy: "--check-plan"}
 	var errs plan.Errors
 	if errors.As(err, &errs) {
-		fill(out, &plan.Plan{}, warns)
-		out.Errors = checkedErrors(errs)
-		return out, nil
+		return withErrors(out, errs, warns), nil
 	}
 	if err != nil {
 		return nil, &exit.BadInputError{Msg: err.Error()}
@@ -233,14 +231,12 @@ func readRunPlan(ctx context.Context, o Options, run, cwd string) (*CheckedPlan,
 	st, err := resume.GatherOpening(ctx, resume.StartOpen(ctx, ""), resume.Options{
 		Run: run, PlanPath: o.Plan, Base: o.Base, Cwd: cwd, Remote: o.Remote, Light: true,
 	})
-	if errs := (plan.Errors{}); errors.As(err, &errs) {
+	var errs plan.Errors
+	if errors.As(err, &errs) {
 		// The plan the report reads has errors: list them all, as for a
-		// plan named by its path (run_id null: a plan with errors is not
-		// read).
-		out := &CheckedPlan{}
-		fill(out, &plan.Plan{}, nil)
+		// plan named by its path.
+		out := withErrors(&CheckedPlan{}, errs, nil)
 		out.Plan = errs[0].Path
-		out.Errors = checkedErrors(errs)
 		return out, nil
 	}
 	if err != nil {
@@ -272,11 +268,12 @@ func readRunPlan(ctx context.Context, o Options, run, cwd string) (*CheckedPlan,
 	return out, nil
 }
 
-// checkedErrors are the plan's errors as the JSON document lists them.
-func checkedErrors(errs plan.Errors) []CheckedError {
-	out := make([]CheckedError, 0, len(errs))
+// withErrors fills out for a plan that has errors: no phases and no run
+// id (a plan with errors is not read), every error listed.
+func withErrors(out *CheckedPlan, errs plan.Errors, warns []plan.Warning) *CheckedPlan {
+	fill(out, &plan.Plan{}, warns)
 	for _, e := range errs {
-		out = append(out, CheckedError{File: e.Path, Line: e.Line, Message: e.Msg})
+		out.Errors = append(out.Errors, CheckedError{File: e.Path, Line: e.Line, Message: e.Msg})
 	}
 	return out
 }

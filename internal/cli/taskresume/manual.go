@@ -192,9 +192,9 @@ func Manual() *manpage.Page {
 					"Unset: the one remote that holds the run's branches, as `--remote` says."},
 				manpage.Item{Tag: "`taskresume.remoteTimeout`", Text: "How long one exchange with a remote " +
 					"(reading its claims and branches live, pushing a claim) may take before the remote counts as " +
-					"not answering: the report goes on and says so (`remote_claims_unread`), `--claim` and `--next` exit 2. A duration with a unit, `ms`, " +
-					"`s`, `m` or `h`, combined as in `1m30s` (no `d` or `w`). Default `60s`. A value that is " +
-					"not a positive duration exits 2."},
+					"not answering: the report goes on and says so (`remote_claims_unread`), `--claim` and `--next` " +
+					"exit 2. Its value is " + cliutil.ConfigDuration + ". Default `60s`. A value that is not a " +
+					"positive duration exits 2."},
 				manpage.Item{Tag: "`taskresume.worktreeDir`", Text: "The folder the tasks' worktrees are made in, " +
 					"relative to the top of the main worktree unless absolute. Default `.worktrees`. A worktree " +
 					"on a task's branch outside it (a review checkout) is never stale; a worktree on a detached " +
