@@ -32,7 +32,7 @@ func TaskPrefix(run string) string { return run + "-task-" }
 // MainBranch is the run's own branch.
 func MainBranch(run string) string { return run + "-main" }
 
-// Status is a task's state; the values are the names the JSON report uses (README, "JSON").
+// Status is a task's state; the values are the names the JSON report uses (docs/JSON.md).
 type Status string
 
 // Task states.

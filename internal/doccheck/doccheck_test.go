@@ -175,3 +175,33 @@ func prose(name, text string) string {
 	}
 	return b.String()
 }
+
+// The README is a front page: short enough to read through, the two
+// commands a newcomer needs in its first block, and a link to every page
+// of docs/, where the reference lives, so that nothing moved there is out
+// of reach.
+func TestREADMEIsAFrontPage(t *testing.T) {
+	top, files := tracked(t)
+	data, err := os.ReadFile(filepath.Join(top, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	if n := strings.Count(readme, "\n"); n > 300 {
+		t.Errorf("README.md has %d lines; a front page has at most 300: move reference text to docs/", n)
+	}
+	i := strings.Index(readme, "```sh\n")
+	if i < 0 {
+		t.Fatal("README.md has no ```sh block")
+	}
+	first := readme[i+len("```sh\n"):]
+	first = first[:strings.Index(first, "```")]
+	if !strings.Contains(first, "./install.sh") || !strings.Contains(first, "go test ./...") {
+		t.Errorf("README.md's first block is not the install and test commands:\n%s", first)
+	}
+	for _, f := range files {
+		if strings.HasPrefix(f, "docs/") && strings.HasSuffix(f, ".md") && !strings.Contains(readme, "]("+f+")") {
+			t.Errorf("README.md does not link %s", f)
+		}
+	}
+}

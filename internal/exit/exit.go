@@ -9,7 +9,7 @@ import (
 	"fmt"
 )
 
-// The exit codes of both commands (the README's table).
+// The exit codes of both commands (the table in docs/COMMANDS.md).
 const (
 	OK         = 0
 	Incomplete = 1 // --exit-code: the run is not complete; --claim: no task is free

@@ -1,6 +1,6 @@
 // Package resume is the git-taskresume workflow: it gathers a run's state
 // from git in a fixed number of processes (see Gather) and turns it into the
-// report and the JSON document (README, "JSON").
+// report and the JSON document (docs/JSON.md).
 package resume
 
 import (

@@ -7,9 +7,9 @@ import (
 )
 
 // The JSON report's vocabularies: every field whose value is one of a
-// fixed set has a type of its own, and its constants are the set. The
-// README's JSON section lists each of them (TestREADMEListsVocabularies
-// holds the two lists together).
+// fixed set has a type of its own, and its constants are the set.
+// docs/JSON.md lists each of them (TestJSONPageListsVocabularies holds
+// the two lists together).
 
 // RunStatus is how far the run is (Report.Status).
 type RunStatus string

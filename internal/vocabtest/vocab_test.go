@@ -1,5 +1,5 @@
 // Package vocabtest checks the JSON vocabularies of both commands (every
-// field whose value is one of a fixed set) against the README, which lists
+// field whose value is one of a fixed set) against docs/JSON.md, which lists
 // them for the users of --json, and against the constants' own lists; and
 // the fields of the documents of schema_version 1 (--list --json,
 // --check-plan --json) against the structs that write them.
@@ -23,7 +23,7 @@ import (
 )
 
 // vocabularies are the fixed sets, each with the file that declares its
-// constants and where the README's JSON section lists it: the backquoted
+// constants and where the docs/JSON.md lists it: the backquoted
 // words after the marker (which occurs there once), words in parentheses
 // left out (they explain), up to the end of the sentence or the
 // parenthesis the marker opens.
@@ -60,44 +60,35 @@ func asStrings[T ~string](vs []T) []string {
 	return out
 }
 
-// The README lists every value of every vocabulary, and nothing else.
-func TestREADMEListsVocabularies(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	section := jsonSection(string(data))
-	if section == "" {
-		t.Fatal(`README.md has no "## JSON" section`)
-	}
+// docs/JSON.md lists every value of every vocabulary, and nothing else.
+func TestJSONPageListsVocabularies(t *testing.T) {
+	section := jsonPage(t)
 	for _, v := range vocabularies {
 		t.Run(v.typ, func(t *testing.T) {
 			if n := strings.Count(section, v.marker); n != 1 {
-				t.Fatalf("README's JSON section holds %q %d times, want once", v.marker, n)
+				t.Fatalf("docs/JSON.md holds %q %d times, want once", v.marker, n)
 			}
 			listed := readmeList(section[strings.Index(section, v.marker)+len(v.marker):])
 			missing, extra := setDiff(v.values(), listed)
 			if len(missing) > 0 {
-				t.Errorf("README's list after %q lacks %s", v.marker, strings.Join(missing, ", "))
+				t.Errorf("docs/JSON.md's list after %q lacks %s", v.marker, strings.Join(missing, ", "))
 			}
 			if len(extra) > 0 {
-				t.Errorf("README's list after %q has %s, which %s has not", v.marker, strings.Join(extra, ", "), v.typ)
+				t.Errorf("docs/JSON.md's list after %q has %s, which %s has not", v.marker, strings.Join(extra, ", "), v.typ)
 			}
 		})
 	}
 }
 
-// jsonSection is the README's "## JSON" section, up to the next one.
-func jsonSection(readme string) string {
-	i := strings.Index(readme, "\n## JSON")
-	if i < 0 {
-		return ""
+// jsonPage is docs/JSON.md, the page that lists every field and value of
+// the JSON documents.
+func jsonPage(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("../../docs/JSON.md")
+	if err != nil {
+		t.Fatal(err)
 	}
-	rest := readme[i+1:]
-	if j := strings.Index(rest, "\n## "); j >= 0 {
-		rest = rest[:j]
-	}
-	return rest
+	return string(data)
 }
 
 // readmeList reads the backquoted words of text outside parentheses, up to
@@ -149,7 +140,7 @@ func setDiff(want, got []string) (missing, extra []string) {
 }
 
 // Each All... function lists every constant its file declares of its
-// type, once, so that the README test sees a value as soon as it is
+// type, once, so that the docs/JSON.md test sees a value as soon as it is
 // declared.
 func TestVocabulariesListEveryConstant(t *testing.T) {
 	declared := map[string]map[string][]string{} // file -> type -> constants
@@ -225,9 +216,9 @@ func constantsByType(t *testing.T, path string) map[string][]string {
 	return out
 }
 
-// documents are the JSON documents whose fields the README lists, each
+// documents are the JSON documents whose fields docs/JSON.md lists, each
 // struct with the file that declares it and the marker of its list in the
-// README's JSON section (read as for vocabularies).
+// docs/JSON.md (read as for vocabularies).
 var documents = []struct{ typ, file, marker string }{
 	{"ListReport", "cli/taskresume/list.go", "- `--list --json`:"},
 	{"ListEntry", "cli/taskresume/list.go", "- `--list --json` `runs[]`:"},
@@ -237,15 +228,11 @@ var documents = []struct{ typ, file, marker string }{
 	{"CheckedError", "cli/taskresume/checkplan.go", "- `--check-plan --json` `errors[]`"},
 }
 
-// The README lists every field of these documents, and nothing else; and
+// docs/JSON.md lists every field of these documents, and nothing else; and
 // every struct with JSON fields in their files is one of them, so that a
 // new part of a document is listed too.
-func TestREADMEListsDocumentFields(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	section := jsonSection(string(data))
+func TestJSONPageListsDocumentFields(t *testing.T) {
+	section := jsonPage(t)
 	fields := map[string]map[string][]string{} // file -> struct -> json names
 	for _, d := range documents {
 		if fields[d.file] == nil {
@@ -259,21 +246,21 @@ func TestREADMEListsDocumentFields(t *testing.T) {
 				t.Fatalf("%s declares no struct %s with JSON fields", d.file, d.typ)
 			}
 			if n := strings.Count(section, d.marker); n != 1 {
-				t.Fatalf("README's JSON section holds %q %d times, want once", d.marker, n)
+				t.Fatalf("docs/JSON.md holds %q %d times, want once", d.marker, n)
 			}
 			missing, extra := setDiff(want, readmeList(section[strings.Index(section, d.marker)+len(d.marker):]))
 			if len(missing) > 0 {
-				t.Errorf("README's list after %q lacks %s", d.marker, strings.Join(missing, ", "))
+				t.Errorf("docs/JSON.md's list after %q lacks %s", d.marker, strings.Join(missing, ", "))
 			}
 			if len(extra) > 0 {
-				t.Errorf("README's list after %q has %s, which %s has not", d.marker, strings.Join(extra, ", "), d.typ)
+				t.Errorf("docs/JSON.md's list after %q has %s, which %s has not", d.marker, strings.Join(extra, ", "), d.typ)
 			}
 		})
 	}
 	for file, structs := range fields {
 		for typ := range structs {
 			if !slices.ContainsFunc(documents, func(d struct{ typ, file, marker string }) bool { return d.typ == typ && d.file == file }) {
-				t.Errorf("%s declares %s with JSON fields, which the README's list does not cover (add it to documents)", file, typ)
+				t.Errorf("%s declares %s with JSON fields, which docs/JSON.md does not cover (add it to documents)", file, typ)
 			}
 		}
 	}

@@ -196,7 +196,7 @@ func Manual() *manpage.Page {
 				manpage.Item{Tag: "`taskclean-<run>.lock`", Text: "In the git common directory: held while a clean of the run works."},
 			}},
 			{Title: "SEE ALSO", Blocks: []manpage.Block{
-				manpage.Para("git-taskresume(1), git-worktree(1), git-branch(1); README.md in the source, \"The no-loss promise\"."),
+				manpage.Para("git-taskresume(1), git-worktree(1), git-branch(1); docs/NO-LOSS.md in the source."),
 			}},
 		},
 	}

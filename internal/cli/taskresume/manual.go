@@ -222,7 +222,7 @@ func Manual() *manpage.Page {
 					"saved worktree with uncommitted work makes its task interrupted."},
 			}},
 			{Title: "SEE ALSO", Blocks: []manpage.Block{
-				manpage.Para("git-taskclean(1), git-worktree(1), git-branch(1); docs/PLAN-FORMAT.md and README.md in the source."),
+				manpage.Para("git-taskclean(1), git-worktree(1), git-branch(1); docs/PLAN-FORMAT.md, docs/WHEN-DONE.md and docs/JSON.md in the source."),
 			}},
 		},
 	}
