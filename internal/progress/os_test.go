@@ -1,0 +1,5 @@
+package progress
+
+import "runtime"
+
+func isLinux() bool { return runtime.GOOS == "linux" }
