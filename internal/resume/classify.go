@@ -12,6 +12,8 @@ import (
 	"github.com/taskresume/git-taskresume/internal/branches"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
+	"github.com/taskresume/git-taskresume/internal/progress"
+	"github.com/taskresume/git-taskresume/internal/ui"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -310,7 +312,14 @@ func (st *State) decidingOnly(out []*Worktree, live []string, branchTask map[str
 // the commits on detached HEADs that no ref holds (one walk for all), and
 // gives each worktree its state.
 func (st *State) readWorktrees(ctx context.Context, out []*Worktree, live, detached []string) {
+	// The statuses are read a few at once in one call, which tells no
+	// count: the line is a title with the number of worktrees.
+	var step *progress.Step
+	if len(live) > 0 {
+		step = st.opts.Progress.Start("Reading "+ui.Plural(len(live), "worktree"), 0)
+	}
 	statuses, files := worktree.ReadStatusFiles(ctx, live, st.opts.Ignored)
+	step.Done()
 	unreach := map[string]int{}
 	if len(detached) > 0 {
 		cs, err := st.Repo.WalkNotOnRefs(ctx, uniq(detached))

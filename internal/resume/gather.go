@@ -638,7 +638,10 @@ func (g *gathering) readHistory() error {
 			// The remote's claims as they are now: one ls-remote (and a
 			// fetch of claim commits this repository has not seen).
 			if g.st.Remote != "" && !g.opts.Light {
+				// A title alone: ls-remote says nothing of how far it is.
+				step := g.opts.Progress.Start("Reading remote "+g.st.Remote, 0)
 				g.st.readRemote(g.ctx, g.repo, g.objs, g.cfg, g.allRefs)
+				step.Done()
 			}
 			return nil
 		},
@@ -1041,7 +1044,7 @@ func (g *gathering) finish() error {
 	st.build(g.runWts, v)
 	st.compareRemote(g.walk)
 	if g.opts.Sizes {
-		sizeWorktrees(rep.Worktrees)
+		sizeWorktrees(rep.Worktrees, g.opts.Progress)
 	}
 	rep.GitProcesses = int(gitcmd.Processes() - g.started)
 	gitcmd.Mark("gathered")

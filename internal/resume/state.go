@@ -5,6 +5,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/claims"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
+	"github.com/taskresume/git-taskresume/internal/progress"
 	"github.com/taskresume/git-taskresume/internal/ui"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
@@ -42,6 +43,9 @@ type Options struct {
 	// branches and worktrees, but not history, claims or what each worktree
 	// holds: task states are then unknown. For validating before acting.
 	Light bool
+	// Progress shows the long reads (many worktrees, a remote) on a
+	// terminal; nil shows nothing.
+	Progress *progress.Meter
 }
 
 // State is everything gathered about a run: the report plus what
