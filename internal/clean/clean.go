@@ -29,6 +29,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
+	"github.com/taskresume/git-taskresume/internal/progress"
 	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
@@ -65,6 +66,9 @@ type Options struct {
 	From string
 	// Budget bounds the ignored files saved per worktree.
 	Budget worktree.Budget
+	// Progress shows the long steps (reading, saving and removing many
+	// worktrees) on a terminal; nil shows nothing.
+	Progress *progress.Meter
 }
 
 // Action is one thing the clean did (or, in a dry run, would do). Its
@@ -167,7 +171,7 @@ func parseStamp(s string) (time.Time, bool) {
 
 func gatherOpts(opts Options, light bool) resume.Options {
 	return resume.Options{Run: opts.Run, PlanPath: opts.PlanPath, Base: opts.Base, Cwd: opts.Cwd,
-		Remote: opts.Remote, Light: light, Ignored: true}
+		Remote: opts.Remote, Light: light, Ignored: true, Progress: opts.Progress}
 }
 
 func checkTasks(st *resume.State, opts Options) (map[string]bool, error) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/claims"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/progress"
 	"github.com/taskresume/git-taskresume/internal/ui"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
@@ -24,8 +25,7 @@ import (
 // action, the crash tests' step) follows the targets' order.
 func (c *cleaner) removeAll(targets []*Target) {
 	live := c.lastLook(targets)
-	q := &removals{parallel: workers(len(targets))}
-	defer q.finish(0)
+	var gone []*Target
 	for _, t := range targets {
 		if t.skip != nil {
 			continue
@@ -33,6 +33,22 @@ func (c *cleaner) removeAll(targets []*Target) {
 		if !t.ok && !c.opts.NoBackup && !c.opts.DryRun {
 			continue // not saved: never removed
 		}
+		gone = append(gone, t)
+	}
+	if len(gone) == 0 {
+		return
+	}
+	// Counted as each removal is recorded, with what it freed; a dry run
+	// measures what it would free.
+	title, word := "Removing worktrees", "freed"
+	if c.opts.DryRun {
+		title, word = "Measuring worktrees", "to free"
+	}
+	step := c.opts.Progress.StartBytes(title, len(gone), word)
+	q := &removals{parallel: workers(len(gone)), step: step, dry: c.opts.DryRun}
+	defer step.Done() // after the last removal is recorded (deferred first, run last)
+	defer q.finish(0)
+	for _, t := range gone {
 		c.removeOne(q, t, live)
 	}
 }
@@ -60,6 +76,10 @@ func (c *cleaner) lastLook(targets []*Target) map[string][]worktree.Proc {
 type removals struct {
 	pending  []*removal
 	parallel int
+	// step counts the removals recorded, and the bytes of those done (in
+	// a dry run, dry: of all).
+	step *progress.Step
+	dry  bool
 }
 
 // removal is one queued removal: the work running in the background, if
@@ -67,6 +87,9 @@ type removals struct {
 type removal struct {
 	done   chan error // nil: nothing runs in the background
 	finish func(error)
+	// action is the removal's action, whose bytes count as freed once it
+	// is done (a dry run's: always); nil when it keeps the worktree.
+	action *Action
 }
 
 // finish records the oldest removals, waiting for each, until keep are
@@ -80,14 +103,20 @@ func (q *removals) finish(keep int) {
 			err = <-r.done
 		}
 		r.finish(err)
+		if r.action != nil && (r.action.Done || q.dry) {
+			q.step.Add(1, r.action.Bytes)
+		} else {
+			q.step.Add(1, 0)
+		}
 	}
 }
 
 // queue starts work (when not nil) in the background and queues fin to
-// record it with work's error, then records the oldest removals until
-// fewer than parallel are pending.
-func (q *removals) queue(work func() error, fin func(error)) {
-	r := &removal{finish: fin}
+// record it with work's error (a is the removal's action, nil when it
+// keeps the worktree), then records the oldest removals until fewer than
+// parallel are pending.
+func (q *removals) queue(a *Action, work func() error, fin func(error)) {
+	r := &removal{finish: fin, action: a}
 	if work != nil {
 		r.done = make(chan error, 1)
 		go func() { r.done <- work() }()
@@ -107,26 +136,26 @@ func (c *cleaner) removeOne(q *removals, t *Target, live map[string][]worktree.P
 		if t.Kind == kindRemove {
 			a.Bytes, _ = worktree.DiskUsage(w.Path)
 		}
-		q.queue(nil, func(error) { c.add(a) })
+		q.queue(a, nil, func(error) { c.add(a) })
 		return
 	}
 	if procs := live[t.aside]; len(procs) > 0 {
-		q.queue(nil, func(error) { c.keepLive(t, procs) })
+		q.queue(nil, nil, func(error) { c.keepLive(t, procs) })
 		return
 	}
 	removed := func(err error) { c.recordRemoved(t, a, err) }
 	prune := func() error { return worktree.PruneEntryAt(c.repo.CommonDir, w.Path, w.AdminDir) }
 	if t.Kind != kindRemove {
-		q.queue(prune, removed)
+		q.queue(a, prune, removed)
 		return
 	}
 	gone := w.Path + deletingSuffix
 	if err := os.Rename(t.aside, gone); err != nil {
-		q.queue(nil, func(error) { removed(err) })
+		q.queue(a, nil, func(error) { removed(err) })
 		return
 	}
 	t.aside = ""
-	q.queue(func() error { return deleteRenamed(gone, a, prune) }, func(err error) { c.recordDeleted(t, a, err) })
+	q.queue(a, func() error { return deleteRenamed(gone, a, prune) }, func(err error) { c.recordDeleted(t, a, err) })
 }
 
 // removeAction is the action that reports a target's removal: a removed

@@ -299,6 +299,9 @@ func (c *cleaner) saveProveAll(targets []*Target) (map[*Target]*saved, error) {
 	for _, t := range targets {
 		done[t] = &saved{}
 	}
+	// Counted as each save is proved (or fails), in whichever worker.
+	step := c.opts.Progress.Start("Saving worktrees", len(targets))
+	defer step.Done()
 	next := make(chan *Target)
 	var wg sync.WaitGroup
 	for i := 0; i < workers(len(targets)); i++ {
@@ -311,6 +314,7 @@ func (c *cleaner) saveProveAll(targets []*Target) (map[*Target]*saved, error) {
 				if r.err == nil && t.Kind == kindRemove {
 					r.unproven = c.prove(t, r.snap)
 				}
+				step.Add(1, 0)
 			}
 		}()
 	}
