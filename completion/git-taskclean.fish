@@ -51,6 +51,7 @@ complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l bac
 complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l drop-ignored -d 'Let ignored files past the save budget go unsaved'
 complete -c git-taskclean -s n -l dry-run -d 'Print every action and change nothing'
 complete -c git-taskclean -l json -d 'Write one JSON document instead of the action lines'
+complete -c git-taskclean -s q -l quiet -d 'No progress lines on stderr'
 complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l no-backup -d 'Do not save worktrees before removing them'
 complete -c git-taskclean -l expire-backups -x -d "Only delete the run's saved states older than DURATION"
 complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l base -x -a '(__git_taskresume_refs)' -d 'Count own commits against REF'

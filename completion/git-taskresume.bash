@@ -48,7 +48,7 @@ _git_taskresume () {
 		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#*=}"
 		return ;;
 	-*)
-		__gitcomp "--json --next --exit-code --sizes --list --check-plan --claim --as= --ttl= --renew= --release= --base= --plan= --from-phase= --remote= --version --help"
+		__gitcomp "--json --quiet --next --exit-code --sizes --list --check-plan --claim --as= --ttl= --renew= --release= --base= --plan= --from-phase= --remote= --version --help"
 		return ;;
 	esac
 	case "$prev" in
@@ -89,15 +89,15 @@ _git_taskclean () {
 			case "$w" in
 			--restore | --restore=*)
 				# --from names the clean whose save --restore brings back.
-				__gitcomp "--run= --from= --dry-run --json --help"
+				__gitcomp "--run= --from= --dry-run --json --quiet --help"
 				return ;;
 			--undo | --backups | --expire-backups | --expire-backups=*)
 				# These modes take none of the clean's own flags.
-				__gitcomp "--run= --dry-run --json --help"
+				__gitcomp "--run= --dry-run --json --quiet --help"
 				return ;;
 			esac
 		done
-		__gitcomp "--run= --task= --all --completed --older-than= --undo --restore= --backups --ignore-live --drop-ignored --dry-run --json --no-backup --expire-backups= --remote= --base= --plan= --version --help"
+		__gitcomp "--run= --task= --all --completed --older-than= --undo --restore= --backups --ignore-live --drop-ignored --dry-run --json --quiet --no-backup --expire-backups= --remote= --base= --plan= --version --help"
 		return ;;
 	esac
 	case "$prev" in

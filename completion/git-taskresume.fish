@@ -107,6 +107,7 @@ end
 complete -c git-taskresume -f
 complete -c git-taskresume -n __git_taskresume_needs_run -a '(__git_taskresume_runs)'
 complete -c git-taskresume -l json -d 'Write one JSON document (schema_version 2) instead of the report'
+complete -c git-taskresume -s q -l quiet -d 'No progress lines on stderr'
 complete -c git-taskresume -l exit-code -d 'Exit 1 when the run is not complete (a CI gate)'
 complete -c git-taskresume -l sizes -d 'Also show what each worktree of the run takes on disk'
 complete -c git-taskresume -l next -d 'Print the runnable task ids, one per line, and nothing else'

@@ -69,6 +69,14 @@ func Manual() *manpage.Page {
 					Long: "Print every action and change nothing: no ref, no lock file, no object."},
 				manpage.Option{Names: []string{"--json"}, Short: "one JSON document instead of the action lines",
 					Long: "Write one JSON document: `actions[]` and the run's report after the clean."},
+				manpage.Option{Names: []string{"--quiet", "-q"}, NoSummary: true, // -h keeps to one screen
+					Short: "no progress lines on stderr",
+					Long: "No progress lines on stderr; the output is the same. Without it, when stderr is a terminal " +
+						"(and without `--json`), a step still running after a second shows how far it is, as git " +
+						"does, on one line rewritten in place and ended by `, done.`: `Reading 30 worktrees`, " +
+						"`Saving worktrees:  40% (12/30)`, `Removing worktrees:  13% (4/30), 120.00 MiB freed` " +
+						"(`Measuring worktrees` and `to free` in a dry run), `Reading remote origin`. " +
+						"`GIT_PROGRESS_DELAY` sets the second."},
 				manpage.Option{Names: []string{"--base"}, Arg: "REF", Short: "count own commits against REF (as git taskresume)",
 					Long: "Count own commits against REF, as git taskresume does: what is complete decides what is stale."},
 				manpage.Option{Names: []string{"--plan"}, Arg: "PATH", Short: "read the plan from PATH or REV:PATH",
@@ -181,6 +189,8 @@ func Manual() *manpage.Page {
 					"program started, with named points of its work between them."},
 				manpage.Item{Tag: "`NO_COLOR`", Text: "Set to anything: no colour, unless `color.taskclean` " +
 					"or `color.ui` is `always`."},
+				manpage.Item{Tag: "`GIT_PROGRESS_DELAY`", Text: "git's own: how many seconds a step runs before " +
+					"its progress line shows (default 1; `0` shows every step). A value git cannot read exits 2."},
 			}},
 			{Title: "FILES", Blocks: []manpage.Block{
 				manpage.Item{Tag: "`refs/taskclean/<run>/<stamp>/...`", Text: "Each clean's saves: `worktree/<name>` " +

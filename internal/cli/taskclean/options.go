@@ -9,6 +9,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/clean"
 	"github.com/taskresume/git-taskresume/internal/cliutil"
 	"github.com/taskresume/git-taskresume/internal/exit"
+	"github.com/taskresume/git-taskresume/internal/progress"
 	"github.com/taskresume/git-taskresume/internal/ui"
 )
 
@@ -37,12 +38,14 @@ type Options struct {
 	Mode  Mode
 	JSON  bool
 	Clean clean.Options
+	// Quiet is --quiet: no progress lines (the output is the same).
+	Quiet bool
 }
 
 // optionsFrom reads the command line once, refusing flags that ask for two
 // things at once or for nothing they could do.
 func optionsFrom(c *cli.Context) (Options, error) {
-	o := Options{JSON: c.Bool("json")}
+	o := Options{JSON: c.Bool("json"), Quiet: c.Bool("quiet")}
 	stamp := ""
 	if c.Bool("undo") && c.NArg() == 1 {
 		// --undo takes an optional stamp: the clean to undo.
@@ -95,6 +98,12 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	if c.IsSet("remote") && c.String("remote") == "" {
 		return o, exit.BadInput("--remote needs a remote's name (git remote lists them)")
 	}
+	// Progress on a terminal's stderr only, and never beside a JSON
+	// document (its reader is a program).
+	meter, err := progress.ForStderr(c.App.ErrWriter, o.Quiet || o.JSON)
+	if err != nil {
+		return o, &exit.BadInputError{Msg: err.Error()}
+	}
 	cwd, _ := os.Getwd()
 	o.Clean = clean.Options{
 		Run: c.String("run"), Tasks: c.StringSlice("task"), All: c.Bool("all"), Completed: c.Bool("completed"),
@@ -102,7 +111,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		ExpireBackups: cliutil.DurationOf(c, "expire-backups"), PlanPath: c.String("plan"), Base: c.String("base"),
 		Cwd: cwd, Now: time.Now(), Remote: c.String("remote"),
 		IgnoreLive: c.Bool("ignore-live"), DropIgnored: c.Bool("drop-ignored"), Stamp: stamp, Restore: c.String("restore"),
-		From: c.String("from"),
+		From: c.String("from"), Progress: meter,
 	}
 	return o, nil
 }

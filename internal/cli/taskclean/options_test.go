@@ -61,3 +61,29 @@ func TestOptionsCarryFlags(t *testing.T) {
 		}
 	}
 }
+
+// --quiet (-q) turns the progress lines off and nothing else: every mode
+// takes it. Off a terminal there is no meter, with or without it, and
+// GIT_PROGRESS_DELAY is not read (git reads it only to show progress).
+func TestQuiet(t *testing.T) {
+	t.Setenv("GIT_PROGRESS_DELAY", "soon")
+	for _, c := range []struct {
+		args  string
+		quiet bool
+	}{
+		{"--run x --quiet", true}, {"--run x -q --json", true}, {"--run x -n -q", true},
+		{"--run x --undo -q", true}, {"--run x --restore 2.1 --quiet", true},
+		{"--run x --backups -q", true}, {"--run x --expire-backups 2w -q", true}, {"--run x --all", false},
+	} {
+		var got Options
+		app := App(&bytes.Buffer{})
+		app.ErrWriter = &bytes.Buffer{}
+		clitest.Parse(t, app, c.args, func(ctx *cli.Context) (err error) {
+			got, err = optionsFrom(ctx)
+			return err
+		})
+		if got.Quiet != c.quiet || got.Clean.Progress != nil {
+			t.Errorf("%s: quiet %v, meter %v; want quiet %v and no meter", c.args, got.Quiet, got.Clean.Progress, c.quiet)
+		}
+	}
+}

@@ -32,6 +32,7 @@ func App(stdout io.Writer) *cli.App {
 		cliutil.Strings("run", "restore", "from", "base", "plan", "remote"),
 		[]cli.Flag{
 			&cli.StringSliceFlag{Name: "task"}, &cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}},
 			cliutil.DurationFlag("older-than", 0, ""), cliutil.DurationFlag("expire-backups", 0, ""),
 		},
 		cliutil.Common(),
@@ -59,6 +60,8 @@ func action(c *cli.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// A progress line that is still up goes before the error is printed.
+	defer o.Clean.Progress.Close()
 	return run(c.Context, o, stdout)
 }
 
@@ -93,6 +96,7 @@ func run(ctx context.Context, o Options, stdout io.Writer) error {
 	if res == nil {
 		return err
 	}
+	o.Clean.Progress.Close() // the progress lines end before the output
 	if perr := output(o, stdout, res); perr != nil && err == nil {
 		err = perr
 	}

@@ -113,7 +113,9 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 	}
 	entries := []ListEntry{}
 	cwd, _ := os.Getwd()
-	for _, id := range ids {
+	// One count for the runs; each run's own reads show no line of theirs.
+	step := o.Progress.Start("Reading runs", len(ids))
+	for i, id := range ids {
 		e := ListEntry{RunID: id}
 		st, err := resume.Gather(ctx, repo, resume.Options{Run: id, Base: o.Base, Cwd: cwd, Remote: o.Remote})
 		if err != nil {
@@ -127,7 +129,10 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 			e.RemoteAmbiguous, e.RemoteBranchesUnread = st.Ambiguous != "", st.UnreadCount()
 		}
 		entries = append(entries, e)
+		step.Update(i + 1)
 	}
+	step.Done()
+	o.Progress.Close()
 	if o.JSON {
 		return writeJSON(stdout, ListReport{SchemaVersion: resume.ListSchemaVersion, Runs: entries})
 	}

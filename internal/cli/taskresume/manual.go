@@ -43,6 +43,13 @@ func Manual() *manpage.Page {
 				manpage.Option{Names: []string{"--json"}, Short: "one JSON document instead of the report",
 					Long: "Write one JSON document (schema_version 2) instead of the report; with `--list`, the list; " +
 						"with `--claim`, the task taken; with `--check-plan`, the plan read."},
+				manpage.Option{Names: []string{"--quiet", "-q"}, NoSummary: true, // -h keeps to one screen
+					Short: "no progress lines on stderr",
+					Long: "No progress lines on stderr; the output is the same. Without it, when stderr is a terminal " +
+						"(and without `--json`), a read still running after a second shows how far it is, as git " +
+						"does, on one line rewritten in place and ended by `, done.`: `Reading 30 worktrees`, " +
+						"`Reading remote origin`, `Measuring worktrees:  40% (12/30)` (`--sizes`), " +
+						"`Reading runs:  40% (12/30)` (`--list`). `GIT_PROGRESS_DELAY` sets the second."},
 				manpage.Option{Names: []string{"--next"}, Short: "the runnable task ids, one per line, nothing else",
 					Long: "Print the ids of the tasks that can run now, one per line, and nothing else (nothing when the " +
 						"run is complete). Tasks another resumer has claimed are left out."},
@@ -211,6 +218,9 @@ func Manual() *manpage.Page {
 					"goes. git taskclean reads it too."},
 				manpage.Item{Tag: "`NO_COLOR`", Text: "Set to anything: no colour, unless `color.taskresume` " +
 					"or `color.ui` is `always`."},
+				manpage.Item{Tag: "`GIT_PROGRESS_DELAY`", Text: "git's own: how many seconds a read runs before " +
+					"its progress line shows (default 1; `0` shows every one). A value git cannot read exits 2. " +
+					"git taskclean reads it too."},
 			}},
 			{Title: "FILES", Blocks: []manpage.Block{
 				manpage.Item{Tag: "`specs/<run>-*/plan.md`", Text: "The run's plan (also `specs/<run>/plan.md` and " +

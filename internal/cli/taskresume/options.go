@@ -9,6 +9,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/claims"
 	"github.com/taskresume/git-taskresume/internal/cliutil"
 	"github.com/taskresume/git-taskresume/internal/exit"
+	"github.com/taskresume/git-taskresume/internal/progress"
 )
 
 // Mode is what one call of git taskresume does: exactly one per call, so
@@ -70,6 +71,10 @@ type Options struct {
 	As   string
 	TTL  time.Duration
 	Task string
+	// Quiet is --quiet: no progress lines (the output is the same).
+	// Progress draws them on a terminal's stderr (nil: none).
+	Quiet    bool
+	Progress *progress.Meter
 }
 
 // optionsFrom reads the command line once, refusing flags that ask for two
@@ -79,6 +84,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		Args: c.Args().Slice(), JSON: c.Bool("json"), ExitCode: c.Bool("exit-code"), Sizes: c.Bool("sizes"),
 		Base: c.String("base"), Plan: c.String("plan"), PlanSet: c.IsSet("plan"), Remote: c.String("remote"),
 		FromPhase: c.Int("from-phase"), As: c.String("as"), TTL: cliutil.DurationOf(c, "ttl"),
+		Quiet: c.Bool("quiet"),
 	}
 	var modes []string
 	for _, f := range modeFlags {
@@ -121,6 +127,15 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		if err := claims.ValidHolder(o.As); err != nil {
 			return o, &exit.BadInputError{Msg: err.Error()}
 		}
+	}
+	// Progress on a terminal's stderr only, and never beside a JSON
+	// document (its reader is a program); --check-plan reads one file.
+	if m != ModeCheckPlan {
+		meter, err := progress.ForStderr(c.App.ErrWriter, o.Quiet || o.JSON)
+		if err != nil {
+			return o, &exit.BadInputError{Msg: err.Error()}
+		}
+		o.Progress = meter
 	}
 	switch {
 	case m == ModeCheckPlan:

@@ -58,3 +58,29 @@ func TestOptionsFrom(t *testing.T) {
 		}
 	}
 }
+
+// --quiet (-q) turns the progress lines off and nothing else: every mode
+// takes it. Off a terminal there is no meter, with or without it, and
+// GIT_PROGRESS_DELAY is not read (git reads it only to show progress).
+func TestQuiet(t *testing.T) {
+	t.Setenv("GIT_PROGRESS_DELAY", "soon")
+	for _, c := range []struct {
+		args  string
+		quiet bool
+	}{
+		{"x1y2z3 --quiet", true}, {"x1y2z3 -q --json", true}, {"x1y2z3 --next -q", true},
+		{"--list --quiet", true}, {"--check-plan specs/a/plan.md -q", true},
+		{"x1y2z3 --claim --as a --quiet", true}, {"x1y2z3 --sizes", false},
+	} {
+		var got Options
+		app := App(&bytes.Buffer{})
+		app.ErrWriter = &bytes.Buffer{}
+		clitest.Parse(t, app, c.args, func(ctx *cli.Context) (err error) {
+			got, err = optionsFrom(ctx)
+			return err
+		})
+		if got.Quiet != c.quiet || got.Progress != nil {
+			t.Errorf("%s: quiet %v, meter %v; want quiet %v and no meter", c.args, got.Quiet, got.Progress, c.quiet)
+		}
+	}
+}

@@ -25,6 +25,7 @@ var Version = "dev"
 func App(stdout io.Writer) *cli.App {
 	flags := slices.Concat(
 		cliutil.Bools("json", "exit-code", "sizes", "next", "list", "check-plan", "claim"),
+		[]cli.Flag{&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}}},
 		cliutil.Strings("base", "plan", "remote", "as", "renew", "release"),
 		[]cli.Flag{&cli.IntFlag{Name: "from-phase"}, cliutil.DurationFlag("ttl", 30*time.Minute, "")},
 		cliutil.Common(),
@@ -48,6 +49,8 @@ func action(c *cli.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// A progress line that is still up goes before the error is printed.
+	defer o.Progress.Close()
 	return run(c.Context, o, stdout, c.App.ErrWriter)
 }
 
@@ -67,8 +70,9 @@ func run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	// asked only if something fails.
 	st, err := resume.GatherOpening(ctx, resume.StartOpen(ctx, ""), resume.Options{
 		Run: o.Run, PlanPath: o.Plan, Base: o.Base, FromPhase: o.FromPhase, Cwd: cwd, Remote: o.Remote, Sizes: o.Sizes,
-		LiveRemote: o.Mode == ModeNext,
+		LiveRemote: o.Mode == ModeNext, Progress: o.Progress,
 	})
+	o.Progress.Close() // the progress lines end before the output or the error
 	if err != nil {
 		return resume.Explain(ctx, "git-taskresume", err)
 	}
