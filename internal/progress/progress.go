@@ -105,9 +105,8 @@ func Delay(value string, set bool) (time.Duration, error) {
 
 // parseUlong is git_parse_ulong: strtoumax with base 0, then a unit.
 func parseUlong(s string) (uint64, bool) {
-	if strings.Contains(s, "-") {
-		return 0, false // strtoumax would take "-1" as the largest number
-	}
+	// git refuses a "-" before strtoumax (which would take "-1" for the
+	// largest number): here no digit follows a "-", so it fails below.
 	s = strings.TrimLeft(s, " \t\n\v\f\r")
 	s = strings.TrimPrefix(s, "+")
 	end := 0

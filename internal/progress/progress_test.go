@@ -165,20 +165,20 @@ func TestOneLineAtATime(t *testing.T) {
 func TestConcurrentAdds(t *testing.T) {
 	var w screen
 	m := New(&w, 0)
-	s := m.StartBytes("Saving worktrees", 800, "saved")
+	s := m.StartBytes("Saving worktrees", 1200, "saved")
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 100; i++ {
-				s.Add(1, 1<<20)
+				s.Add(1+g%2, 1<<20) // 100 x 1 or 2 items: 1200 in all
 			}
 		}()
 	}
 	wg.Wait()
 	s.Done()
-	if got := w.String(); !strings.HasSuffix(got, "Saving worktrees: 100% (800/800), 800.00 MiB saved, done.\n") {
+	if got := w.String(); !strings.HasSuffix(got, "Saving worktrees: 100% (1200/1200), 800.00 MiB saved, done.\n") {
 		t.Errorf("the last line does not count every add: %q", got[max(0, len(got)-120):])
 	}
 }
