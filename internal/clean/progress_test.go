@@ -182,6 +182,17 @@ func TestReportProgressOnATerminal(t *testing.T) {
 		t.Errorf("the report on a terminal differs (%s):\n%s\n----\n%s", plain, got, plain.Stdout)
 	}
 
+	// A remote read live (--remote, --next) is a title alone: ls-remote
+	// tells no count.
+	origin := filepath.Join(t.TempDir(), "origin.git")
+	git(t, dir, "init", "-q", "--bare", origin)
+	git(t, dir, "remote", "add", "origin", origin)
+	git(t, dir, "push", "-q", "origin", "main", progressRun+"-main")
+	screen, code = onTerminal(t, dir, env, "git taskresume "+progressRun+" --remote origin >"+out)
+	if want := "Reading remote origin\rReading remote origin, done.\n"; code != 0 || !strings.Contains(screen, want) {
+		t.Errorf("--remote origin: exit %d, the terminal shows %q, want %q in it", code, screen, want)
+	}
+
 	screen, code = onTerminal(t, dir, env, "git taskresume --list >"+out)
 	if want := "Reading runs:   0% (0/1)\rReading runs: 100% (1/1)\rReading runs: 100% (1/1), done.\n"; code != 0 || screen != want {
 		t.Errorf("--list: exit %d, the terminal shows %q, want %q", code, screen, want)
