@@ -83,7 +83,14 @@ func TestProgressOnATerminal(t *testing.T) {
 	t.Parallel()
 	dir := staleRun(t)
 	out := filepath.Join(t.TempDir(), "out")
-	screen, code := onTerminal(t, dir, []string{"GIT_PROGRESS_DELAY=0"}, "git taskclean --run "+progressRun+" >"+out)
+	// A dry run measures what the clean would free.
+	screen, code := onTerminal(t, dir, []string{"GIT_PROGRESS_DELAY=0"}, "git taskclean --run "+progressRun+" -n >"+out)
+	dry := `(?m)^Measuring worktrees:   0% \(0/7\), 0 bytes to free\r(Measuring worktrees: +[0-9]+% \([1-7]/7\), [0-9.]+ KiB to free\r)+` +
+		`Measuring worktrees: 100% \(7/7\), [0-9.]+ KiB to free, done\.\n$`
+	if code != 0 || !regexp.MustCompile(dry).MatchString(screen) {
+		t.Errorf("dry run: exit %d, the terminal shows %q, want %s", code, screen, dry)
+	}
+	screen, code = onTerminal(t, dir, []string{"GIT_PROGRESS_DELAY=0"}, "git taskclean --run "+progressRun+" >"+out)
 	if code != 0 {
 		t.Fatalf("exit %d; the terminal showed:\n%s", code, screen)
 	}

@@ -76,8 +76,8 @@ func ForStderr(stderr io.Writer, off bool) (*Meter, error) {
 }
 
 // DefaultDelay is how long a step runs before its line shows, without
-// GIT_PROGRESS_DELAY: one second, as recent git waits (git before 2.52
-// waited two).
+// GIT_PROGRESS_DELAY: one second, as recent git waits (older git, 2.39
+// among them, waits two).
 const DefaultDelay = time.Second
 
 // Delay reads GIT_PROGRESS_DELAY (value, and whether it is set) as git's

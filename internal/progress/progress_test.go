@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -201,7 +202,7 @@ func TestNoMeterOffTerminal(t *testing.T) {
 			t.Errorf("%s: a meter (%v, %v)", name, m, err)
 		}
 	}
-	if m, _ := ForStderr(null, false); m != nil && isLinux() {
+	if m, _ := ForStderr(null, false); m != nil && runtime.GOOS == "linux" {
 		t.Errorf("/dev/null: a meter")
 	}
 	t.Setenv("GIT_PROGRESS_DELAY", "soon")

@@ -1,5 +1,0 @@
-package progress
-
-import "runtime"
-
-func isLinux() bool { return runtime.GOOS == "linux" }
