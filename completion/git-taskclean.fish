@@ -56,6 +56,7 @@ complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l bac
 complete -c git-taskclean -l expire-backups -x -d "Only delete the run's saved states older than DURATION"
 complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l base -x -a '(__git_taskresume_refs)' -d 'Count own commits against REF'
 complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l plan -r -F -d 'Read the plan from PATH or REV:PATH'
+complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l plan-run-id -x -a '(__git_taskresume_runs)' -d 'Read the --plan plan for this run although it names run ID'
 complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l remote -x -a '(__git_taskresume_remotes)' -d "Read the run from remote NAME, drop claims there"
 complete -c git-taskclean -s h -l help -d 'Show help'
 complete -c git-taskclean -l version -d 'Print the version'

@@ -30,7 +30,7 @@ __git_taskresume_run () {
 	for ((i = 2; i < cword; i++)); do
 		w=${words[i]}
 		case "$w" in
-		--base|--plan|--remote|--from-phase|--as|--ttl|--renew|--release)
+		--base|--plan|--plan-run-id|--remote|--from-phase|--as|--ttl|--renew|--release)
 			((i++)) ;;
 		-*) ;;
 		*) echo "$w"; return ;;
@@ -44,16 +44,20 @@ _git_taskresume () {
 	case "$cur" in
 	--plan=*|--base=*|--remote=*|--from-phase=*|--as=*|--ttl=*)
 		return ;;
+	--plan-run-id=*)
+		__gitcomp_nl "$(__git_taskresume_runs)" "" "${cur#--plan-run-id=}"
+		return ;;
 	--renew=*|--release=*)
 		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#*=}"
 		return ;;
 	-*)
-		__gitcomp "--json --quiet --next --exit-code --sizes --list --check-plan --claim --as= --ttl= --renew= --release= --base= --plan= --from-phase= --remote= --version --help"
+		__gitcomp "--json --quiet --next --exit-code --sizes --list --check-plan --claim --as= --ttl= --renew= --release= --base= --plan= --plan-run-id= --from-phase= --remote= --version --help"
 		return ;;
 	esac
 	case "$prev" in
 	--renew | --release) __gitcomp_nl "$(__git_taskresume_tasks "$run")"; return ;;
 	--plan | --base | --remote | --from-phase | --as | --ttl) return ;;
+	--plan-run-id) __gitcomp_nl "$(__git_taskresume_runs)"; return ;;
 	esac
 	case " ${words[*]} " in
 	*" --check-plan "*)
@@ -77,6 +81,9 @@ _git_taskclean () {
 	--run=*)
 		__gitcomp_nl "$(__git_taskresume_runs)" "" "${cur#--run=}"
 		return ;;
+	--plan-run-id=*)
+		__gitcomp_nl "$(__git_taskresume_runs)" "" "${cur#--plan-run-id=}"
+		return ;;
 	--task=*|--restore=*)
 		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#*=}"
 		return ;;
@@ -97,11 +104,11 @@ _git_taskclean () {
 				return ;;
 			esac
 		done
-		__gitcomp "--run= --task= --all --completed --older-than= --undo --restore= --backups --ignore-live --drop-ignored --dry-run --json --quiet --no-backup --expire-backups= --remote= --base= --plan= --version --help"
+		__gitcomp "--run= --task= --all --completed --older-than= --undo --restore= --backups --ignore-live --drop-ignored --dry-run --json --quiet --no-backup --expire-backups= --remote= --base= --plan= --plan-run-id= --version --help"
 		return ;;
 	esac
 	case "$prev" in
-	--run) __gitcomp_nl "$(__git_taskresume_runs)" ;;
+	--run | --plan-run-id) __gitcomp_nl "$(__git_taskresume_runs)" ;;
 	--task | --restore) __gitcomp_nl "$(__git_taskresume_tasks "$run")" ;;
 	--undo | --from) __gitcomp_nl "$(__git_taskclean_stamps "$run")" ;;
 	esac

@@ -47,6 +47,7 @@ type Options struct {
 	NoBackup      bool
 	OlderThan     time.Duration
 	PlanPath      string
+	PlanRunID     string // --plan-run-id: the other run id the --plan plan names, read for this run
 	Base          string
 	Cwd           string
 	Now           time.Time
@@ -170,7 +171,7 @@ func parseStamp(s string) (time.Time, bool) {
 }
 
 func gatherOpts(opts Options, light bool) resume.Options {
-	return resume.Options{Run: opts.Run, PlanPath: opts.PlanPath, Base: opts.Base, Cwd: opts.Cwd,
+	return resume.Options{Run: opts.Run, PlanPath: opts.PlanPath, PlanRunID: opts.PlanRunID, Base: opts.Base, Cwd: opts.Cwd,
 		Remote: opts.Remote, Light: light, Ignored: true, Progress: opts.Progress}
 }
 

@@ -107,11 +107,11 @@ func appendUniq(ss []string, s string) []string {
 	return append(ss, s)
 }
 
-// sameReadFlags repeats how this report read the run (--plan, --base,
-// --remote), so the suggested clean sees the same run.
+// sameReadFlags repeats how this report read the run (--plan,
+// --plan-run-id, --base, --remote), so the suggested clean sees the same run.
 func (st *State) sameReadFlags() string {
 	var b strings.Builder
-	for _, f := range [][2]string{{"--plan", st.opts.PlanPath}, {"--base", st.opts.Base}, {"--remote", st.opts.Remote}} {
+	for _, f := range [][2]string{{"--plan", st.opts.PlanPath}, {"--plan-run-id", st.opts.PlanRunID}, {"--base", st.opts.Base}, {"--remote", st.opts.Remote}} {
 		if f[1] != "" {
 			b.WriteString(" " + f[0] + " " + ui.ShellQuote(f[1]))
 		}

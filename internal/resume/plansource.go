@@ -36,6 +36,10 @@ type PlanSource struct {
 	Files []string `json:"files"`
 	// Given: --plan or git config taskresume.plan named it.
 	Given bool `json:"given"`
+	// RunID is the other run id the plan names, when --plan-run-id
+	// accepted it for this run ("" otherwise: the plan names this run, or
+	// none).
+	RunID string `json:"run_id,omitempty"`
 }
 
 // planResult is what loading the plan found.
@@ -276,11 +280,34 @@ func givenPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, spec, from,
 	if err != nil {
 		return nil, &exit.BadInputError{Msg: "plan " + err.Error(), Err: err}
 	}
-	if p.RunID != "" && p.RunID != opts.Run {
-		return nil, exit.BadInput("%s:%d: plan is for run %q, not %q (pass the plan's run id, or --plan for the right plan)", spec, p.RunIDLine, p.RunID, opts.Run)
+	if err := checkPlanRun(p, spec, from, opts); err != nil {
+		return nil, err
+	}
+	if p.RunID != opts.Run && p.RunID != "" {
+		res.source.RunID = p.RunID // accepted by --plan-run-id
 	}
 	res.plan, res.warns = p, warns
 	return res, nil
+}
+
+// checkPlanRun refuses a named plan that names another run: read for this
+// run, its tasks would be matched against branches it never made, and a
+// wrong --plan could call an unfinished run complete. --plan-run-id, the id
+// that plan names, says the user means it (a run whose plan was written
+// under a near id); it must be exactly that id.
+func checkPlanRun(p *plan.Plan, spec, from string, opts Options) error {
+	byFlag := from == "--plan"
+	switch {
+	case byFlag && opts.PlanRunID != "" && p.RunID == "":
+		return exit.BadInput("--plan-run-id %s: plan %s names no run id, so it is read for run %s as it is: drop --plan-run-id", opts.PlanRunID, spec, opts.Run)
+	case byFlag && opts.PlanRunID != "" && p.RunID != opts.PlanRunID:
+		return exit.BadInput("--plan-run-id %s: plan %s names run %q (line %d), not %q: pass --plan-run-id %s to read it for run %s", opts.PlanRunID, spec, p.RunID, p.RunIDLine, opts.PlanRunID, p.RunID, opts.Run)
+	case p.RunID == "" || p.RunID == opts.Run || byFlag && opts.PlanRunID == p.RunID:
+		return nil
+	case byFlag:
+		return exit.BadInput("%s:%d: plan is for run %q, not %q (pass --plan-run-id %s to read it for run %s all the same, or --plan for the right plan)", spec, p.RunIDLine, p.RunID, opts.Run, p.RunID, opts.Run)
+	}
+	return exit.BadInput("%s:%d: plan is for run %q, not %q (pass the plan's run id, or --plan for the right plan)", spec, p.RunIDLine, p.RunID, opts.Run)
 }
 
 // noPlanHint is the one line that says where the plan was looked for and

@@ -63,6 +63,9 @@ func (r *renderer) header() {
 		if ps := rep.PlanSource; ps != nil && ps.Place == PlanInWorkingTree && ps.Worktree != "" && r.path(ps.Worktree) != "." {
 			where = " in " + r.path(ps.Worktree)
 		}
+		if ps := rep.PlanSource; ps != nil && ps.RunID != "" {
+			where += fmt.Sprintf(" (run %s's plan, read for this run: --plan-run-id)", ps.RunID)
+		}
 		fmt.Fprintf(w, "plan %s%s, %s\n", *rep.Plan, where, base)
 	} else {
 		fmt.Fprintln(w, base)

@@ -18,6 +18,10 @@ type Options struct {
 	Sizes bool
 	// PlanPath is --plan: a file path, or REV:PATH to read it from a commit.
 	PlanPath string
+	// PlanRunID is --plan-run-id: the run id the --plan plan names, when
+	// the user accepts that plan for this run (a run whose plan was
+	// written under another id). "" refuses a plan naming another run.
+	PlanRunID string
 	// Base is --base.
 	Base string
 	// FromPhase puts phases numbered below it out of scope.

@@ -81,6 +81,10 @@ func Manual() *manpage.Page {
 					Long: "Count own commits against REF, as git taskresume does: what is complete decides what is stale."},
 				manpage.Option{Names: []string{"--plan"}, Arg: "PATH", Short: "read the plan from PATH or REV:PATH",
 					Long: "Read the plan from PATH, or from a commit as `REV:PATH`, as git taskresume does."},
+				manpage.Option{Names: []string{"--plan-run-id"}, Arg: "ID", NoSummary: true, Short: "accept the --plan plan, which names run ID, for this run",
+					Long: "With `--plan`, as git taskresume does: the plan names run ID, not the run of `--run`, and is " +
+						"read for it all the same. ID must be the id the plan names; without `--plan`, or with another " +
+						"id, exit 2 and nothing changes."},
 				manpage.Option{Names: []string{"--remote"}, Arg: "NAME", Short: "read the run from remote NAME, drop claims there",
 					Long: "Read the run's branches from `refs/remotes/NAME/` (a local branch wins unless it is behind) and drop " +
 						"claims there. Default: git config `taskresume.remote`. Without either, which tasks are done (so which " +

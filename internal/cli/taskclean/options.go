@@ -10,6 +10,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/cliutil"
 	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/progress"
+	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/ui"
 )
 
@@ -30,7 +31,7 @@ func (m Mode) String() string {
 
 // cleanOnly are the flags that shape a clean; the other modes read none of
 // them, so they are refused there rather than dropped.
-var cleanOnly = []string{"task", "all", "completed", "older-than", "no-backup", "ignore-live", "drop-ignored", "base", "plan", "remote"}
+var cleanOnly = []string{"task", "all", "completed", "older-than", "no-backup", "ignore-live", "drop-ignored", "base", "plan", "plan-run-id", "remote"}
 
 // Options are git taskclean's flags and arguments, read once from the
 // command line by optionsFrom; run acts on them alone.
@@ -95,6 +96,9 @@ func optionsFrom(c *cli.Context) (Options, error) {
 			return o, exit.BadInput("--%s %q: must be positive, e.g. 30m, 12h, 1d or 2w", f, cliutil.FormatDuration(d))
 		}
 	}
+	if err := resume.CheckPlanRunID(c.String("plan-run-id"), c.IsSet("plan-run-id"), c.IsSet("plan")); err != nil {
+		return o, err
+	}
 	if c.IsSet("remote") && c.String("remote") == "" {
 		return o, exit.BadInput("--remote needs a remote's name (git remote lists them)")
 	}
@@ -108,7 +112,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	o.Clean = clean.Options{
 		Run: c.String("run"), Tasks: c.StringSlice("task"), All: c.Bool("all"), Completed: c.Bool("completed"),
 		DryRun: c.Bool("dry-run"), NoBackup: c.Bool("no-backup"), OlderThan: cliutil.DurationOf(c, "older-than"),
-		ExpireBackups: cliutil.DurationOf(c, "expire-backups"), PlanPath: c.String("plan"), Base: c.String("base"),
+		ExpireBackups: cliutil.DurationOf(c, "expire-backups"), PlanPath: c.String("plan"), PlanRunID: c.String("plan-run-id"), Base: c.String("base"),
 		Cwd: cwd, Now: time.Now(), Remote: c.String("remote"),
 		IgnoreLive: c.Bool("ignore-live"), DropIgnored: c.Bool("drop-ignored"), Stamp: stamp, Restore: c.String("restore"),
 		From: c.String("from"), Progress: meter,

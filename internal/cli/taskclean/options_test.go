@@ -29,6 +29,10 @@ func TestModesRefused(t *testing.T) {
 		{"--run x --all --from 20260101T000000.000000000Z", "goes with --restore"},
 		{"--run x --undo --from 20260101T000000.000000000Z", "--undo takes the stamp as its own word: git taskclean --run x --undo 20260101T000000.000000000Z"},
 		{"--run x --restore 2.1 --from yesterday", "--from yesterday: not a stamp"},
+		// --plan-run-id accepts the --plan plan: nothing without one.
+		{"--run x --plan-run-id y", "--plan-run-id goes with --plan PATH"},
+		{"--run x --plan p.md --plan-run-id a/b", `--plan-run-id: run id "a/b" contains "/"`},
+		{"--run x --undo --plan-run-id y", "--plan-run-id is for a clean; it cannot be used with --undo"},
 	} {
 		t.Run(c.args, func(t *testing.T) { clitest.Refused(t, Main, "git-taskclean", c.args, c.want) })
 	}
@@ -47,6 +51,7 @@ func TestOptionsCarryFlags(t *testing.T) {
 		{"--run x --restore 2.1 --from 20260101T000000.000000000Z", ModeRestore},
 		{"--run x --backups --json", ModeBackups},
 		{"--run x --expire-backups 2w --dry-run", ModeExpire},
+		{"--run x --plan p.md --plan-run-id y", ModeClean},
 	} {
 		var got Options
 		clitest.Parse(t, App(&bytes.Buffer{}), c.args, func(ctx *cli.Context) (err error) {
@@ -55,6 +60,9 @@ func TestOptionsCarryFlags(t *testing.T) {
 		})
 		if got.Mode != c.mode || got.Clean.Run != "x" {
 			t.Errorf("%s: mode %v, run %q; want %v, x", c.args, got.Mode, got.Clean.Run, c.mode)
+		}
+		if _, id, _ := strings.Cut(c.args, "--plan-run-id "); got.Clean.PlanRunID != id {
+			t.Errorf("%s: --plan-run-id read as %q, want %q", c.args, got.Clean.PlanRunID, id)
 		}
 		if _, from, _ := strings.Cut(c.args, "--from "); got.Clean.From != from {
 			t.Errorf("%s: --from read as %q, want %q", c.args, got.Clean.From, from)

@@ -30,6 +30,7 @@ func App(stdout io.Writer) *cli.App {
 	flags := slices.Concat(
 		cliutil.Bools("all", "completed", "undo", "backups", "ignore-live", "drop-ignored", "json", "no-backup"),
 		cliutil.Strings("run", "restore", "from", "base", "plan", "remote"),
+		cliutil.Strings("plan-run-id"),
 		[]cli.Flag{
 			&cli.StringSliceFlag{Name: "task"}, &cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}},

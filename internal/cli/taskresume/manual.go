@@ -77,7 +77,14 @@ func Manual() *manpage.Page {
 						"`<run>-main`, else `main`, else `master`, else `origin/HEAD`, `origin/main`, `origin/master`."},
 				manpage.Option{Names: []string{"--plan"}, Arg: "PATH", Short: "read the plan from PATH, or from a commit as REV:PATH",
 					Long: "Read the plan from the file PATH, or from a commit as `REV:PATH` (`main:specs/x1y2z3/plan.md`). " +
-						"A plan that names no run is the run of the command line."},
+						"A plan that names no run is the run of the command line. A plan that names another run is " +
+						"refused (read for this run, a wrong plan could call an unfinished run complete); the error " +
+						"names the `--plan-run-id` to add."},
+				manpage.Option{Names: []string{"--plan-run-id"}, Arg: "ID", NoSummary: true, Short: "accept the --plan plan, which names run ID, for this run",
+					Long: "With `--plan`: the plan names run ID, not `<run>`, and is to be read for `<run>` all the same " +
+						"(a run whose branches carry one id while its plan was written under another: the report's " +
+						"`hint:` line names such a plan). ID must be the id the plan names; without `--plan`, or with " +
+						"another id, exit 2."},
 				manpage.Option{Names: []string{"--from-phase"}, Arg: "N", Short: "put the phases before N out of scope",
 					Long: "Put the phases numbered below N out of scope: they count as done."},
 				manpage.Option{Names: []string{"--remote"}, Arg: "NAME", Short: "read the run's branches and claims from remote NAME",

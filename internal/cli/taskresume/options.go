@@ -10,6 +10,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/cliutil"
 	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/progress"
+	"github.com/taskresume/git-taskresume/internal/resume"
 )
 
 // Mode is what one call of git taskresume does: exactly one per call, so
@@ -75,6 +76,9 @@ type Options struct {
 	// Progress draws them on a terminal's stderr (nil: none).
 	Quiet    bool
 	Progress *progress.Meter
+	// PlanRunID is --plan-run-id: the other run id the --plan plan names,
+	// accepted for this run.
+	PlanRunID string
 }
 
 // optionsFrom reads the command line once, refusing flags that ask for two
@@ -84,7 +88,8 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		Args: c.Args().Slice(), JSON: c.Bool("json"), ExitCode: c.Bool("exit-code"), Sizes: c.Bool("sizes"),
 		Base: c.String("base"), Plan: c.String("plan"), PlanSet: c.IsSet("plan"), Remote: c.String("remote"),
 		FromPhase: c.Int("from-phase"), As: c.String("as"), TTL: cliutil.DurationOf(c, "ttl"),
-		Quiet: c.Bool("quiet"),
+		Quiet:     c.Bool("quiet"),
+		PlanRunID: c.String("plan-run-id"),
 	}
 	var modes []string
 	for _, f := range modeFlags {
@@ -122,6 +127,9 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	}
 	if c.IsSet("remote") && c.String("remote") == "" {
 		return o, exit.BadInput("--remote needs a remote's name (git remote lists them)")
+	}
+	if err := resume.CheckPlanRunID(o.PlanRunID, c.IsSet("plan-run-id"), o.PlanSet); err != nil {
+		return o, err
 	}
 	if c.IsSet("as") {
 		if err := claims.ValidHolder(o.As); err != nil {

@@ -2,6 +2,7 @@ package taskresume
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
@@ -26,6 +27,12 @@ func TestModesRefused(t *testing.T) {
 		{"--list x", "--list takes no run id"},
 		{"x y", "one run id expected, got 2"},
 		{"", "missing run id"},
+		// --plan-run-id accepts the --plan plan: nothing without one (a
+		// git config pattern is no plan the user looked at).
+		{"x --plan-run-id y", "--plan-run-id goes with --plan PATH"},
+		{"x --check-plan --plan-run-id y", "--plan-run-id goes with --plan PATH"},
+		{"x --plan p.md --plan-run-id a/b", `--plan-run-id: run id "a/b" contains "/"`},
+		{"x --plan p.md --plan-run-id=", `--plan-run-id: run id "" is empty`},
 	} {
 		t.Run(c.args, func(t *testing.T) { clitest.Refused(t, Main, "git-taskresume", c.args, c.want) })
 	}
@@ -47,12 +54,16 @@ func TestOptionsFrom(t *testing.T) {
 		{"x1y2z3 --renew 2.1 --as a", ModeRenew, "x1y2z3", "2.1"},
 		{"x1y2z3 --release 2.1 --as a", ModeRelease, "x1y2z3", "2.1"},
 		{"x1y2z3 --claim=false", ModeReport, "x1y2z3", ""},
+		{"x1y2z3 --plan p.md --plan-run-id x1y2z4", ModeReport, "x1y2z3", ""},
 	} {
 		var got Options
 		clitest.Parse(t, App(&bytes.Buffer{}), c.args, func(ctx *cli.Context) (err error) {
 			got, err = optionsFrom(ctx)
 			return err
 		})
+		if _, id, _ := strings.Cut(c.args, "--plan-run-id "); got.PlanRunID != id {
+			t.Errorf("%s: --plan-run-id read as %q, want %q", c.args, got.PlanRunID, id)
+		}
 		if got.Mode != c.mode || got.Run != c.run || got.Task != c.task {
 			t.Errorf("%s: mode %v, run %q, task %q; want %v, %q, %q", c.args, got.Mode, got.Run, got.Task, c.mode, c.run, c.task)
 		}

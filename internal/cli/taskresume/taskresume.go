@@ -27,6 +27,7 @@ func App(stdout io.Writer) *cli.App {
 		cliutil.Bools("json", "exit-code", "sizes", "next", "list", "check-plan", "claim"),
 		[]cli.Flag{&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}}},
 		cliutil.Strings("base", "plan", "remote", "as", "renew", "release"),
+		cliutil.Strings("plan-run-id"),
 		[]cli.Flag{&cli.IntFlag{Name: "from-phase"}, cliutil.DurationFlag("ttl", 30*time.Minute, "")},
 		cliutil.Common(),
 	)
@@ -69,7 +70,7 @@ func run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	// The repository is found beside the first reads; git's version is
 	// asked only if something fails.
 	st, err := resume.GatherOpening(ctx, resume.StartOpen(ctx, ""), resume.Options{
-		Run: o.Run, PlanPath: o.Plan, Base: o.Base, FromPhase: o.FromPhase, Cwd: cwd, Remote: o.Remote, Sizes: o.Sizes,
+		Run: o.Run, PlanPath: o.Plan, PlanRunID: o.PlanRunID, Base: o.Base, FromPhase: o.FromPhase, Cwd: cwd, Remote: o.Remote, Sizes: o.Sizes,
 		LiveRemote: o.Mode == ModeNext, Progress: o.Progress,
 	})
 	o.Progress.Close() // the progress lines end before the output or the error
