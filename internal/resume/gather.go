@@ -602,6 +602,11 @@ func (g *gathering) readPlan() error {
 	if p == nil && len(st.TaskBranches) == 0 && st.MainBranch == nil && len(st.Unread) == 0 && !st.hasRunWorktree(g.wts, run) {
 		return exit.BadInput("unknown run %q: no branch %s* and %s (check the run id)", run, branches.TaskPrefix(run), noPlanHint(run, pr.looked, st))
 	}
+	if p == nil {
+		// Branches with no plan of their own: a plan written under a near
+		// run id may be theirs.
+		rep.NearPlans = findNearPlans(g.ctx, g.repo, g.objs, run, pr.places, st.TaskBranches)
+	}
 
 	gitcmd.Mark("plan found")
 	g.names = branches.NewNames(run, p)

@@ -66,6 +66,9 @@ type planResult struct {
 	// sameCommitted is a commit that holds the working-tree copy read as
 	// it is ("" when none does).
 	sameCommitted string
+	// places are where the plan was looked for (none when it was named):
+	// where the hints look for a near run's plan and for run ids.
+	places []planfind.Place
 }
 
 // committedPlan is a version of the plan in a commit.
@@ -116,7 +119,7 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts
 	if err != nil {
 		return nil, fmt.Errorf("look for the plan: %w", err)
 	}
-	res := &planResult{looked: found.Looked}
+	res := &planResult{looked: found.Looked, places: places}
 	c := found.Copy
 	if c == nil {
 		res.suggest = planOnTaskBranch(ctx, repo, opts.Run, refs)

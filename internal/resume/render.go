@@ -22,6 +22,17 @@ func Render(w io.Writer, rep *Report, style ui.Style, rel string) {
 	fmt.Fprintln(w)
 	r.next()
 	r.problems()
+	r.hints()
+}
+
+// hints writes the hints last, as git writes its "hint:" lines.
+func (r *renderer) hints() {
+	if hs := r.rep.Hints(); len(hs) > 0 {
+		fmt.Fprintln(r.w)
+		for _, h := range hs {
+			fmt.Fprintf(r.w, "hint: %s\n", h)
+		}
+	}
 }
 
 // renderer writes one human report.

@@ -29,7 +29,11 @@ type Report struct {
 	PlanSource *PlanSource `json:"plan_source"`
 	// PlanSearched names where the plan was looked for when none was found.
 	PlanSearched []string `json:"plan_searched,omitempty"`
-	Base         BaseRef  `json:"base"`
+	// NearPlans are plans of run ids one character from this one, whose
+	// tasks the run's branches are named like, when no plan of its own was
+	// found (absent otherwise): the hint to read one with --plan-run-id.
+	NearPlans []NearPlan `json:"near_plans,omitempty"`
+	Base      BaseRef    `json:"base"`
 	// Replan is the last re-plan, which the run started from; present
 	// only when one was found or none could be looked for.
 	Replan *Replan `json:"replan,omitempty"`

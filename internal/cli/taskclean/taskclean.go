@@ -270,6 +270,13 @@ func render(w io.Writer, res *clean.Result, cwd string, style ui.Style) {
 		// clean, another one once the run is cleaned again.
 		fmt.Fprintf(w, "saved under %s; undo with: git taskclean --run %s --undo %s\n", res.Backup, res.RunID, res.Stamp)
 	}
+	if res.Report != nil {
+		// A plan of a near run id the run's branches name: the clean
+		// could not tell what is stale without it.
+		for _, h := range res.Report.Hints() {
+			fmt.Fprintf(w, "hint: %s\n", h)
+		}
+	}
 }
 
 func hasSaves(res *clean.Result) bool {
