@@ -600,7 +600,8 @@ func (g *gathering) readPlan() error {
 	// Branches only a remote not read holds make the run known: its
 	// report says why they are not read, rather than "unknown run".
 	if p == nil && len(st.TaskBranches) == 0 && st.MainBranch == nil && len(st.Unread) == 0 && !st.hasRunWorktree(g.wts, run) {
-		return exit.BadInput("unknown run %q: no branch %s* and %s (check the run id)", run, branches.TaskPrefix(run), noPlanHint(run, pr.looked, st))
+		return exit.BadInput("unknown run %q: no branch %s* and %s (check the run id%s)", run, branches.TaskPrefix(run), noPlanHint(run, pr.looked, st),
+			didYouMean(nearRuns(g.ctx, g.repo, g.objs, run, pr.places, g.wts)))
 	}
 	if p == nil {
 		// Branches with no plan of their own: a plan written under a near

@@ -2,11 +2,13 @@ package resume
 
 // This file holds the hints a person needs when a run reads wrong: a plan
 // written under a run id one character from the run's own (the branches
-// carry one id, the plan another).
+// carry one id, the plan another), and the run ids nearest an unknown one.
 
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/taskresume/git-taskresume/internal/branches"
@@ -14,6 +16,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/planfind"
 	"github.com/taskresume/git-taskresume/internal/ui"
+	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
 // NearPlan is the plan of another run id, found where this run's plan
@@ -142,4 +145,127 @@ func slugsMatch(a, b string) bool {
 		a, b = b, a
 	}
 	return strings.Contains(a, "-") && strings.HasPrefix(b, a+"-")
+}
+
+// maxSuggestions bounds the run ids an unknown one suggests.
+const maxSuggestions = 5
+
+// nearRuns suggests, for an unknown run id, the known ids nearest it by
+// name, as git's "did you mean" does for a mistyped command: the run ids
+// that ref names, worktree directories and specs/ directories spell, at
+// the smallest edit distance (adjacent swaps count one, as in git's
+// help.c), within suggestDistance, sorted, at most maxSuggestions. Names
+// only: one for-each-ref that prints names, the worktrees and places
+// already listed, no history and no plan read, so that it stays cheap in
+// a repository of thousands of runs.
+func nearRuns(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run string, places []planfind.Place, wts []*worktree.Worktree) []string {
+	ids := map[string]bool{}
+	if out, err := repo.Run(ctx, "for-each-ref", "--format=%(refname)", "refs/heads/", "refs/remotes/"); err == nil {
+		for _, name := range strings.Split(string(out), "\n") {
+			if short, ok := strings.CutPrefix(name, "refs/heads/"); ok {
+				name = short
+			} else {
+				// refs/remotes/<remote>/<branch>: a run id holds no "/".
+				name = name[strings.LastIndexByte(name, '/')+1:]
+			}
+			if id, ok := runOfName(name); ok {
+				ids[id] = true
+			}
+		}
+	}
+	for _, w := range wts {
+		if !w.Main && !w.Bare {
+			if id, ok := runOfName(filepath.Base(w.Path)); ok {
+				ids[id] = true
+			}
+		}
+	}
+	for _, d := range planfind.SpecsDirs(objs, places) {
+		if id := planfind.RunOfDir(d); ValidRunName(id) {
+			ids[id] = true
+		}
+	}
+	delete(ids, run)
+	limit := suggestDistance(run)
+	best := limit + 1
+	var near []string
+	for id := range ids {
+		// Lengths alone can rule most ids out before the table is filled.
+		if d := len(id) - len(run); d > limit || -d > limit {
+			continue
+		}
+		switch d := editDistance(run, id); {
+		case d > limit:
+		case d < best:
+			best, near = d, []string{id}
+		case d == best:
+			near = append(near, id)
+		}
+	}
+	sort.Strings(near)
+	if len(near) > maxSuggestions {
+		near = near[:maxSuggestions]
+	}
+	return near
+}
+
+// runOfName takes the run id out of a branch or worktree directory name:
+// "<run>-task-<digit>...", or "<hex6>-main" (the forms --list reads).
+func runOfName(name string) (string, bool) {
+	if i := strings.Index(name, "-task-"); i > 0 && i+6 < len(name) && name[i+6] >= '0' && name[i+6] <= '9' {
+		return name[:i], ValidRunName(name[:i])
+	}
+	if run, ok := strings.CutSuffix(name, "-main"); ok && len(run) == 6 && planfind.RunOfDir(run) == run {
+		return run, true
+	}
+	return "", false
+}
+
+// suggestDistance is how far a suggestion may be from the id typed: one
+// edit for short ids, two from six characters (an orchestrator's
+// "a1b2c3"), so that "r1" suggests "r2" but not every two-character id.
+func suggestDistance(run string) int {
+	if len(run) < 6 {
+		return 1
+	}
+	return 2
+}
+
+// editDistance is the Damerau-Levenshtein distance of a and b (the
+// optimal string alignment form, as git's help.c computes it): an
+// insertion, a deletion, a substitution or a swap of two adjacent bytes
+// costs one.
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
+// didYouMean is the end of the unknown-run message: the ids to try.
+func didYouMean(ids []string) string {
+	switch len(ids) {
+	case 0:
+		return ""
+	case 1:
+		return "; did you mean " + ids[0] + "?"
+	}
+	return "; did you mean " + strings.Join(ids[:len(ids)-1], ", ") + " or " + ids[len(ids)-1] + "?"
 }
