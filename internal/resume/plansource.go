@@ -367,12 +367,20 @@ func unwrapPathErr(err error) error {
 }
 
 // NoPlan is the one-line reason a run without a plan cannot say what
-// remains, with where the plan was looked for; "" when the plan was read.
+// remains, with where the plan was looked for and the plans of near run
+// ids its branches are named like; "" when the plan was read.
 func (st *State) NoPlan() string {
 	if st.Plan != nil {
 		return ""
 	}
-	return noPlanHint(st.Report.RunID, st.planLooked, st)
+	msg := noPlanHint(st.Report.RunID, st.planLooked, st)
+	// A refusal is one line: the near plans' hints go into it, or a
+	// gate that stops here would never show them.
+	for _, n := range st.Report.NearPlans {
+		msg += fmt.Sprintf("; %s, the plan of run %s, has a task named like branch %s: if it is this run's, pass --plan %s --plan-run-id %s",
+			ui.Display(n.Plan), n.RunID, ui.Display(n.Branches[0]), ui.ShellQuote(n.Plan), n.RunID)
+	}
+	return msg
 }
 
 // tasksNotIn lists the tasks of a that b lacks (by id, either separator).
