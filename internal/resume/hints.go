@@ -5,6 +5,7 @@ package resume
 // carry one id, the plan another), and the run ids nearest an unknown one.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -161,29 +162,36 @@ const maxSuggestions = 5
 func nearRuns(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run string, places []planfind.Place, wts []*worktree.Worktree) []string {
 	ids := map[string]bool{}
 	if out, err := repo.Run(ctx, "for-each-ref", "--format=%(refname)", "refs/heads/", "refs/remotes/"); err == nil {
-		for _, name := range strings.Split(string(out), "\n") {
-			if short, ok := strings.CutPrefix(name, "refs/heads/"); ok {
+		// Read in place: thousands of names, a few hundred runs, and
+		// only a run's id is kept (its branches sort together).
+		var last []byte
+		for len(out) > 0 {
+			name := out
+			if i := bytes.IndexByte(out, '\n'); i >= 0 {
+				name, out = out[:i], out[i+1:]
+			} else {
+				out = nil
+			}
+			if short, ok := bytes.CutPrefix(name, []byte("refs/heads/")); ok {
 				name = short
 			} else {
 				// refs/remotes/<remote>/<branch>: a run id holds no "/".
-				name = name[strings.LastIndexByte(name, '/')+1:]
+				name = name[bytes.LastIndexByte(name, '/')+1:]
 			}
-			if id, ok := runOfName(name); ok {
-				ids[id] = true
+			if id, ok := runOfName(name); ok && !bytes.Equal(id, last) {
+				ids[string(id)], last = true, id
 			}
 		}
 	}
 	for _, w := range wts {
 		if !w.Main && !w.Bare {
-			if id, ok := runOfName(filepath.Base(w.Path)); ok {
-				ids[id] = true
+			if id, ok := runOfName([]byte(filepath.Base(w.Path))); ok {
+				ids[string(id)] = true
 			}
 		}
 	}
 	for _, d := range planfind.SpecsDirs(objs, places) {
-		if id := planfind.RunOfDir(d); ValidRunName(id) {
-			ids[id] = true
-		}
+		ids[planfind.RunOfDir(d)] = true
 	}
 	delete(ids, run)
 	limit := suggestDistance(run)
@@ -194,8 +202,9 @@ func nearRuns(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run 
 		if d := len(id) - len(run); d > limit || -d > limit {
 			continue
 		}
+		// Only the few that are near are checked to be run ids at all.
 		switch d := editDistance(run, id); {
-		case d > limit:
+		case d > limit || !ValidRunName(id):
 		case d < best:
 			best, near = d, []string{id}
 		case d == best:
@@ -209,16 +218,18 @@ func nearRuns(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run 
 	return near
 }
 
-// runOfName takes the run id out of a branch or worktree directory name:
-// "<run>-task-<digit>...", or "<hex6>-main" (the forms --list reads).
-func runOfName(name string) (string, bool) {
-	if i := strings.Index(name, "-task-"); i > 0 && i+6 < len(name) && name[i+6] >= '0' && name[i+6] <= '9' {
-		return name[:i], ValidRunName(name[:i])
+// runOfName takes what may be a run id out of a branch or worktree
+// directory name: "<run>-task-<digit>...", or "<hex6>-main" (the forms
+// --list reads). Whether it is a valid id is left to the caller: of
+// thousands of names, only the few near the id typed need the check.
+func runOfName(name []byte) ([]byte, bool) {
+	if i := bytes.Index(name, []byte("-task-")); i > 0 && i+6 < len(name) && name[i+6] >= '0' && name[i+6] <= '9' {
+		return name[:i], true
 	}
-	if run, ok := strings.CutSuffix(name, "-main"); ok && len(run) == 6 && planfind.RunOfDir(run) == run {
+	if run, ok := bytes.CutSuffix(name, []byte("-main")); ok && len(run) == 6 && planfind.RunOfDir(string(run)) == string(run) {
 		return run, true
 	}
-	return "", false
+	return nil, false
 }
 
 // suggestDistance is how far a suggestion may be from the id typed: one
