@@ -606,7 +606,7 @@ func (g *gathering) readPlan() error {
 	if p == nil {
 		// Branches with no plan of their own: a plan written under a near
 		// run id may be theirs.
-		rep.NearPlans = findNearPlans(g.ctx, g.repo, g.objs, run, pr.places, st.TaskBranches)
+		rep.NearPlans = findNearPlans(g.ctx, g.repo, g.objs, run, opts.Cwd, pr.places, st.TaskBranches)
 	}
 
 	gitcmd.Mark("plan found")

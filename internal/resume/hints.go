@@ -66,7 +66,7 @@ func (rep *Report) Hints() []string {
 // the names of specs/ directories are listed; a plan is read only for a
 // directory of a near id, so a run without a plan costs no more than
 // before however many runs the repository holds.
-func findNearPlans(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run string, places []planfind.Place, bs []branches.Branch) []NearPlan {
+func findNearPlans(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run, cwd string, places []planfind.Place, bs []branches.Branch) []NearPlan {
 	if len(bs) == 0 {
 		return nil
 	}
@@ -76,7 +76,7 @@ func findNearPlans(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects,
 		if err != nil || found.Copy == nil || found.Copy.Err != nil || found.Copy.Plan == nil {
 			continue // a hint, not a report of that run: its problems are its own
 		}
-		n := NearPlan{RunID: id, Plan: found.Copy.Name}
+		n := NearPlan{RunID: id, Plan: planArg(found.Copy, cwd)}
 		for _, b := range bs {
 			if namesTaskOf(run, b.Name, found.Copy.Plan) {
 				n.Branches = appendUniq(n.Branches, b.Name)
@@ -87,6 +87,24 @@ func findNearPlans(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects,
 		}
 	}
 	return out
+}
+
+// planArg names a copy as --plan takes it from cwd, where the command
+// runs: --plan reads a file relative to it, so a worktree's file is named
+// from there (from a subdirectory, "../specs/..."), or by its absolute
+// path when cwd is outside that worktree; a commit's copy as REV:PATH.
+func planArg(c *planfind.Copy, cwd string) string {
+	if c.Place.Dir == "" || cwd == "" {
+		return c.Name
+	}
+	file := filepath.Join(c.Place.Dir, filepath.FromSlash(c.RepoPaths[0]))
+	if in, err := filepath.Rel(c.Place.Dir, cwd); err != nil || in == ".." || strings.HasPrefix(in, ".."+string(filepath.Separator)) {
+		return file
+	}
+	if rel, err := filepath.Rel(cwd, file); err == nil {
+		return rel
+	}
+	return file
 }
 
 // namesTaskOf says whether branch, one of run's task branches
