@@ -229,7 +229,7 @@ func readGivenPlan(ctx context.Context, spec, run, cwd string) (*CheckedPlan, er
 // readRunPlan reads the plan the report of run reads, found the same way.
 func readRunPlan(ctx context.Context, o Options, run, cwd string) (*CheckedPlan, error) {
 	st, err := resume.GatherOpening(ctx, resume.StartOpen(ctx, ""), resume.Options{
-		Run: run, PlanPath: o.Plan, Base: o.Base, Cwd: cwd, Remote: o.Remote, Light: true,
+		Run: run, PlanPath: o.Plan, PlanRunID: o.PlanRunID, Base: o.Base, Cwd: cwd, Remote: o.Remote, Light: true,
 	})
 	var errs plan.Errors
 	if errors.As(err, &errs) {
@@ -247,7 +247,7 @@ func readRunPlan(ctx context.Context, o Options, run, cwd string) (*CheckedPlan,
 	}
 	rep := st.Report
 	out := &CheckedPlan{PlanSource: rep.PlanSource, RunID: &rep.RunID, RunIDFrom: "command_line"}
-	if st.Plan.RunID != "" {
+	if st.Plan.RunID == rep.RunID { // not a plan --plan-run-id read for this run
 		out.RunIDFrom = "plan"
 	}
 	if ps := rep.PlanSource; ps != nil && ps.Given {
