@@ -57,11 +57,7 @@ func (r *renderer) path(p string) string {
 // and which base were read.
 func (r *renderer) header() {
 	w, rep := r.w, r.rep
-	fmt.Fprintf(w, "Run %s: %s", rep.RunID, rep.Status.paint(r.style))
-	if rep.Plan != nil {
-		fmt.Fprintf(w, ", %d/%d tasks, %d/%d phases", rep.CompletedTasks, rep.TotalTasks, rep.PhasesCompleted, rep.PhasesTotal)
-	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, runLine(rep, rep.RunID, rep.Status.paint(r.style)))
 	// Which copy of the plan and which base were read, and why when it is
 	// not the obvious one: a worktree other than the one the command runs
 	// in, a base other than the run's own local branch.
@@ -89,11 +85,28 @@ func (r *renderer) header() {
 	}
 }
 
+// runLine is the report's first line: the run, its status and its
+// counts. The run id and status are given as they are to be written
+// (escaped, painted).
+func runLine(rep *Report, run, status string) string {
+	line := fmt.Sprintf("Run %s: %s", run, status)
+	if rep.Plan != nil {
+		line += fmt.Sprintf(", %d/%d tasks, %d/%d phases", rep.CompletedTasks, rep.TotalTasks, rep.PhasesCompleted, rep.PhasesTotal)
+	}
+	return line
+}
+
+// phaseTitle is a phase as the report heads it: number, name (as given:
+// made safe for where it is written) and mode.
+func phaseTitle(ph Phase, name string) string {
+	return fmt.Sprintf("Phase %d: %s (%s)", ph.Number, name, ph.Mode)
+}
+
 // phase writes a phase and its tasks, each with its interruption and its
 // worktree.
 func (r *renderer) phase(ph Phase) {
 	w := r.w
-	fmt.Fprintf(w, "\nPhase %d: %s (%s): %s\n", ph.Number, ui.Display(ph.Name), ph.Mode, ph.Status.paint(r.style))
+	fmt.Fprintf(w, "\n%s: %s\n", phaseTitle(ph, ui.Display(ph.Name)), ph.Status.paint(r.style))
 	for _, t := range ph.Tasks {
 		fmt.Fprintln(w, r.taskLine(t))
 		if t.Interrupted != nil {
@@ -116,23 +129,39 @@ func (r *renderer) taskLine(t *Task) string {
 	// columns on a terminal.
 	line := fmt.Sprintf("  %s %-6s %s%s %s", mark, t.ID, t.Status.paint(r.style), pad(string(t.Status), 11), ui.Display(t.Title))
 	if t.Branch != nil {
-		line += fmt.Sprintf("  [%s, %s", *t.Branch, ui.Plural(t.OwnCommits, "own commit"))
-		if t.CommittedAt != nil {
-			line += ", " + ui.When(*t.CommittedAt)
-		}
-		if t.StackParent != "" {
-			line += ", on " + t.StackParent
-		}
-		line += "]"
+		line += "  [" + *t.Branch + ", " + branchNote(t) + "]"
 	}
+	for _, n := range taskNotes(t) {
+		line += "  [" + n + "]"
+	}
+	return line
+}
+
+// branchNote says what the task's branch holds: its own commits, when the
+// last was made, the branch it is stacked on.
+func branchNote(t *Task) string {
+	note := ui.Plural(t.OwnCommits, "own commit")
+	if t.CommittedAt != nil {
+		note += ", " + ui.When(*t.CommittedAt)
+	}
+	if t.StackParent != "" {
+		note += ", on " + t.StackParent
+	}
+	return note
+}
+
+// taskNotes are what the report says of a task after its branch: how it
+// landed, its other branches, its claim.
+func taskNotes(t *Task) []string {
+	var notes []string
 	if t.Landed != nil {
-		line += "  [" + landingText(t.Landed) + "]"
+		notes = append(notes, landingText(t.Landed))
 	}
 	if len(t.Duplicates) > 0 {
-		line += "  [also: " + strings.Join(t.Duplicates, ", ") + "]"
+		notes = append(notes, "also: "+strings.Join(t.Duplicates, ", "))
 	}
 	if t.Claim != nil && t.Claim.Alias != "" {
-		line += fmt.Sprintf("  [held by a symbolic ref to %s on %s]", ui.Display(t.Claim.Alias), ui.Display(t.Claim.Remote))
+		notes = append(notes, fmt.Sprintf("held by a symbolic ref to %s on %s", ui.Display(t.Claim.Alias), ui.Display(t.Claim.Remote)))
 	} else if t.Claim != nil {
 		state := "until " + ui.When(t.Claim.Expires)
 		if t.Claim.Expired {
@@ -148,9 +177,9 @@ func (r *renderer) taskLine(t *Task) string {
 		if holder == "" {
 			holder = "an unknown holder" // a ref not written as a claim
 		}
-		line += fmt.Sprintf("  [claimed by %s, %s]", holder, state)
+		notes = append(notes, fmt.Sprintf("claimed by %s, %s", holder, state))
 	}
-	return line
+	return notes
 }
 
 // others writes the run's worktrees of no task, and without a plan the
@@ -180,29 +209,32 @@ func (r *renderer) others() {
 // next writes where the run resumes, and its last commit.
 func (r *renderer) next() {
 	w, rep := r.w, r.rep
-	switch {
-	case rep.Plan == nil:
-		fmt.Fprintln(w, "No plan: cannot tell what remains.")
-	case rep.Resume == nil && rep.Status != RunCompleted:
-		fmt.Fprintln(w, "Every task of the plan read is done, but the run is not complete: see the problems below.")
-	case rep.Resume == nil:
-		fmt.Fprintln(w, "Run complete: nothing to resume.")
-	default:
-		rs := rep.Resume
-		kind := strings.ReplaceAll(string(rs.Kind), "_", " ")
-		switch {
-		case len(rs.Tasks) == 0:
-			fmt.Fprintf(w, "Resume at phase %d (%s, %s): nothing runnable until the conflicts below are resolved.\n", rs.Phase, rs.Mode, kind)
-		case len(rs.Tasks) == 1:
-			fmt.Fprintf(w, "Resume at phase %d (%s, %s): run task %s.\n", rs.Phase, rs.Mode, kind, rs.Tasks[0])
-		default:
-			fmt.Fprintf(w, "Resume at phase %d (%s, %s): run tasks %s in parallel.\n", rs.Phase, rs.Mode, kind, strings.Join(rs.Tasks, ", "))
-		}
-	}
+	fmt.Fprintln(w, resumeLine(rep))
 	if rep.LastCommit != nil {
 		fmt.Fprintf(w, "Last commit: %s on task %s, %s.\n", ui.Short(rep.LastCommit.Commit), rep.LastCommit.Task,
 			ui.When(rep.LastCommit.CommittedAt))
 	}
+}
+
+// resumeLine says where the run resumes, or why it does not.
+func resumeLine(rep *Report) string {
+	switch {
+	case rep.Plan == nil:
+		return "No plan: cannot tell what remains."
+	case rep.Resume == nil && rep.Status != RunCompleted:
+		return "Every task of the plan read is done, but the run is not complete: see the problems below."
+	case rep.Resume == nil:
+		return "Run complete: nothing to resume."
+	}
+	rs := rep.Resume
+	kind := strings.ReplaceAll(string(rs.Kind), "_", " ")
+	switch {
+	case len(rs.Tasks) == 0:
+		return fmt.Sprintf("Resume at phase %d (%s, %s): nothing runnable until the conflicts below are resolved.", rs.Phase, rs.Mode, kind)
+	case len(rs.Tasks) == 1:
+		return fmt.Sprintf("Resume at phase %d (%s, %s): run task %s.", rs.Phase, rs.Mode, kind, rs.Tasks[0])
+	}
+	return fmt.Sprintf("Resume at phase %d (%s, %s): run tasks %s in parallel.", rs.Phase, rs.Mode, kind, strings.Join(rs.Tasks, ", "))
 }
 
 // problems writes the problems, then the stale worktrees and the command

@@ -1,0 +1,77 @@
+package resume
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/taskresume/git-taskresume/internal/ui"
+)
+
+// RenderShort writes the run at a glance (--short): the report's first
+// line, one line a phase with its counts and the tasks not done, the
+// resume line, and one line for the problems and one for the stale
+// worktrees when there are any (the full report lists them).
+func RenderShort(w io.Writer, rep *Report, style ui.Style) {
+	fmt.Fprintln(w, runLine(rep, rep.RunID, rep.Status.paint(style)))
+	for _, ph := range rep.Phases {
+		fmt.Fprintln(w, shortPhaseLine(ph, style))
+	}
+	fmt.Fprintln(w, resumeLine(rep))
+	var kinds []string
+	n := 0
+	for _, p := range rep.Problems {
+		if p.Kind == ProblemStaleWorktree {
+			continue
+		}
+		n++
+		if k := style.Warn(string(p.Kind)); !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "%s (%s): the report without --short says what each is.\n", ui.Plural(n, "problem"), strings.Join(kinds, ", "))
+	}
+	if len(rep.StaleWorktrees) > 0 {
+		its, it := "their", "them"
+		if len(rep.StaleWorktrees) == 1 {
+			its, it = "its", "it"
+		}
+		fmt.Fprintf(w, "%s stale; to save %s work and remove %s: %s\n",
+			ui.Plural(len(rep.StaleWorktrees), "worktree"), its, it, rep.CleanCommand)
+	}
+}
+
+// shortPhaseLine is a phase in one line: its heading and status as the
+// report writes them, how many of its tasks are done, how many are in
+// each status (in the order of AllTaskStatuses), and the ids of those
+// not done. A phase out of scope counts as done whatever its tasks are,
+// so none of its tasks is listed as left to do.
+func shortPhaseLine(ph Phase, style ui.Style) string {
+	done := 0
+	counts := map[TaskStatus]int{}
+	var left []string
+	for _, t := range ph.Tasks {
+		counts[t.Status]++
+		if t.Status.Done() {
+			done++
+		} else {
+			left = append(left, t.ID)
+		}
+	}
+	var by []string
+	for _, s := range AllTaskStatuses() {
+		if counts[s] > 0 {
+			by = append(by, fmt.Sprintf("%d %s", counts[s], s.paint(style)))
+		}
+	}
+	line := fmt.Sprintf("%s: %s, %d/%d done", phaseTitle(ph, ui.Display(ph.Name)), ph.Status.paint(style), done, len(ph.Tasks))
+	if len(by) > 0 {
+		line += " (" + strings.Join(by, ", ") + ")"
+	}
+	if len(left) > 0 && ph.Status != PhaseOutOfScope {
+		line += "; not done: " + strings.Join(left, ", ")
+	}
+	return line
+}
