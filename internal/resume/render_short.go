@@ -31,7 +31,7 @@ func RenderShort(w io.Writer, rep *Report, style ui.Style) {
 		}
 	}
 	if n > 0 {
-		fmt.Fprintf(w, "%s (%s): the report without --short says what each is.\n", ui.Plural(n, "problem"), strings.Join(kinds, ", "))
+		fmt.Fprintf(w, "%s (%s): see the report without --short.\n", ui.Plural(n, "problem"), strings.Join(kinds, ", "))
 	}
 	if len(rep.StaleWorktrees) > 0 {
 		its, it := "their", "them"
