@@ -30,7 +30,7 @@ __git_taskresume_run () {
 	for ((i = 2; i < cword; i++)); do
 		w=${words[i]}
 		case "$w" in
-		--base|--plan|--plan-run-id|--remote|--from-phase|--as|--ttl|--renew|--release)
+		--base|--plan|--plan-run-id|--remote|--from-phase|--as|--ttl|--renew|--release|--format)
 			((i++)) ;;
 		-*) ;;
 		*) echo "$w"; return ;;
@@ -42,6 +42,9 @@ _git_taskresume () {
 	local run
 	run=$(__git_taskresume_run)
 	case "$cur" in
+	--format=*)
+		__gitcomp_nl "markdown" "" "${cur#--format=}"
+		return ;;
 	--plan=*|--base=*|--remote=*|--from-phase=*|--as=*|--ttl=*)
 		return ;;
 	--plan-run-id=*)
@@ -51,11 +54,12 @@ _git_taskresume () {
 		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#*=}"
 		return ;;
 	-*)
-		__gitcomp "--json --quiet --next --exit-code --sizes --list --check-plan --claim --as= --ttl= --renew= --release= --base= --plan= --plan-run-id= --from-phase= --remote= --version --help"
+		__gitcomp "--json --quiet --next --short --format= --exit-code --sizes --list --check-plan --claim --as= --ttl= --renew= --release= --base= --plan= --plan-run-id= --from-phase= --remote= --version --help"
 		return ;;
 	esac
 	case "$prev" in
 	--renew | --release) __gitcomp_nl "$(__git_taskresume_tasks "$run")"; return ;;
+	--format) __gitcomp_nl "markdown"; return ;;
 	--plan | --base | --remote | --from-phase | --as | --ttl) return ;;
 	--plan-run-id) __gitcomp_nl "$(__git_taskresume_runs)"; return ;;
 	esac

@@ -76,7 +76,7 @@ function __git_taskresume_args
 end
 
 function __git_taskresume_run
-    set -l args (__git_taskresume_args --base --plan --plan-run-id --from-phase --remote --as --ttl --renew --release)
+    set -l args (__git_taskresume_args --base --plan --plan-run-id --from-phase --remote --as --ttl --renew --release --format)
     echo $args[1]
 end
 
@@ -85,7 +85,7 @@ end
 function __git_taskresume_needs_run
     set -l words (commandline -opc)
     contains -- --list $words; and return 1
-    set -l args (__git_taskresume_args --base --plan --plan-run-id --from-phase --remote --as --ttl --renew --release)
+    set -l args (__git_taskresume_args --base --plan --plan-run-id --from-phase --remote --as --ttl --renew --release --format)
     if contains -- --check-plan $words
         test (count $args) -lt 2
     else
@@ -111,6 +111,8 @@ complete -c git-taskresume -s q -l quiet -d 'No progress lines on stderr'
 complete -c git-taskresume -l exit-code -d 'Exit 1 when the run is not complete (a CI gate)'
 complete -c git-taskresume -l sizes -d 'Also show what each worktree of the run takes on disk'
 complete -c git-taskresume -l next -d 'Print the runnable task ids, one per line, and nothing else'
+complete -c git-taskresume -l short -d 'The run at a glance: a line a phase, then where it resumes'
+complete -c git-taskresume -l format -x -a markdown -d 'Write the report as Markdown, with a Mermaid graph'
 complete -c git-taskresume -l list -d 'List every run found with its progress'
 complete -c git-taskresume -l base -x -a '(__git_taskresume_refs)' -d 'Count own commits against REF'
 complete -c git-taskresume -l plan -r -F -d 'Read the plan from PATH, or from a commit as REV:PATH'

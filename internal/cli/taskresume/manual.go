@@ -13,6 +13,7 @@ func Manual() *manpage.Page {
 		Summary: "show where a crashed plan run stopped and what can run next",
 		Synopsis: []string{
 			"git taskresume <run> [--json | --next] [--exit-code] [<read options>]",
+			"git taskresume <run> --short | --format markdown [--exit-code] [<read options>]",
 			"git taskresume <run> --claim [--as NAME] [--ttl DURATION] [--json]",
 			"git taskresume <run> --renew|--release ID --as NAME [--ttl DURATION]",
 			"git taskresume --list [--json] [--remote NAME]",
@@ -53,6 +54,20 @@ func Manual() *manpage.Page {
 				manpage.Option{Names: []string{"--next"}, Short: "the runnable task ids, one per line, nothing else",
 					Long: "Print the ids of the tasks that can run now, one per line, and nothing else (nothing when the " +
 						"run is complete). Tasks another resumer has claimed are left out."},
+				manpage.Option{Names: []string{"--short"}, Short: "the run at a glance: a line a phase, then where it resumes",
+					Long: "Print the run at a glance: the report's first line; one line a phase with its status, how many " +
+						"of its tasks are done, how many are in each status and the ids of those not done; the line " +
+						"that says where the run resumes; then, when there are any, one line counting the problems " +
+						"and one with the command that cleans the stale worktrees. Coloured as the report is. Only " +
+						"with the report (and `--exit-code`): not with `--json`, `--format`, `--sizes` or another mode."},
+				manpage.Option{Names: []string{"--format"}, Arg: "markdown", Short: "the report as Markdown, with a Mermaid graph",
+					Long: "Write the report as one Markdown document, for a pull request or a CI job's summary " +
+						"(`>> \"$GITHUB_STEP_SUMMARY\"`): the report's first line as a heading, where the run resumes, a table " +
+						"a phase (task, title, status, branch, and the report's notes on it), the problems, and a Mermaid " +
+						"flowchart (GitHub draws it): a box a phase, in their order, a node a task coloured by its status, " +
+						"an arrow for each of the plan's dependencies. Titles are escaped for Markdown and for Mermaid. " +
+						"`markdown` is the one format. Never coloured. Only with the report (and `--exit-code`): not " +
+						"with `--json`, `--short` or another mode."},
 				manpage.Option{Names: []string{"--exit-code"}, Short: "exit 1 while the run is not complete (a CI gate)",
 					Long: "Exit 1 when the run is not complete, after printing the report (or `--next`): a gate for CI."},
 				manpage.Option{Names: []string{"--sizes"}, Short: "also what each worktree of the run takes on disk",

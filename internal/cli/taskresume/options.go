@@ -63,6 +63,9 @@ type Options struct {
 	JSON     bool
 	ExitCode bool
 	Sizes    bool
+	// Short is --short; Format is --format ("" or "markdown").
+	Short  bool
+	Format string
 	// The read options: the base, the plan and the remote to read.
 	Base, Plan, Remote string
 	PlanSet            bool // --plan was given (not a config setting)
@@ -124,6 +127,9 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		return o, exit.BadInput("%s needs --as NAME: the name the claim was taken with", m)
 	case c.IsSet("ttl") && o.TTL < time.Second:
 		return o, exit.BadInput("--ttl %s: must be at least 1s, e.g. 30m, 12h or 1d: a claim expires when it ends", cliutil.FormatDuration(o.TTL))
+	}
+	if err := shortAndFormat(c, &o); err != nil {
+		return o, err
 	}
 	if c.IsSet("remote") && c.String("remote") == "" {
 		return o, exit.BadInput("--remote needs a remote's name (git remote lists them)")

@@ -24,6 +24,17 @@ func TestModesRefused(t *testing.T) {
 		{"x --next --ttl 1h", "--ttl is for --claim and --renew"},
 		{"x --check-plan --from-phase 2", "--from-phase cannot be used with --check-plan"},
 		{"x --release 1.1", "--release needs --as NAME"},
+		{"x --format html", `--format "html": the one format is markdown`},
+		{"x --format=", `--format "": the one format is markdown`},
+		{"x --short --format markdown", "--short and --format cannot be used together"},
+		{"x --short --json", "--json and --short cannot be used together"},
+		{"x --format markdown --json", "--json and --format cannot be used together"},
+		{"x --short --next", "--short cannot be used with --next"},
+		{"--list --short", "--short cannot be used with --list"},
+		{"x --format markdown --claim", "--format cannot be used with --claim"},
+		{"x --check-plan --short", "--short cannot be used with --check-plan"},
+		{"x --renew 1.1 --as a --format markdown", "--format cannot be used with --renew"},
+		{"x --short --sizes", "--sizes cannot be used with --short"},
 		{"--list x", "--list takes no run id"},
 		{"x y", "one run id expected, got 2"},
 		{"", "missing run id"},
@@ -55,6 +66,8 @@ func TestOptionsFrom(t *testing.T) {
 		{"x1y2z3 --release 2.1 --as a", ModeRelease, "x1y2z3", "2.1"},
 		{"x1y2z3 --claim=false", ModeReport, "x1y2z3", ""},
 		{"x1y2z3 --plan p.md --plan-run-id x1y2z4", ModeReport, "x1y2z3", ""},
+		{"x1y2z3 --short --exit-code", ModeReport, "x1y2z3", ""},
+		{"x1y2z3 --format markdown --exit-code --sizes", ModeReport, "x1y2z3", ""},
 	} {
 		var got Options
 		clitest.Parse(t, App(&bytes.Buffer{}), c.args, func(ctx *cli.Context) (err error) {

@@ -24,9 +24,9 @@ var Version = "dev"
 // App returns the command definition; Manual documents every flag.
 func App(stdout io.Writer) *cli.App {
 	flags := slices.Concat(
-		cliutil.Bools("json", "exit-code", "sizes", "next", "list", "check-plan", "claim"),
+		cliutil.Bools("json", "short", "exit-code", "sizes", "next", "list", "check-plan", "claim"),
 		[]cli.Flag{&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}}},
-		cliutil.Strings("base", "plan", "remote", "as", "renew", "release"),
+		cliutil.Strings("format", "base", "plan", "remote", "as", "renew", "release"),
 		cliutil.Strings("plan-run-id"),
 		[]cli.Flag{&cli.IntFlag{Name: "from-phase"}, cliutil.DurationFlag("ttl", 30*time.Minute, "")},
 		cliutil.Common(),
@@ -96,7 +96,7 @@ func run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	case ModeNext:
 		next(stdout, st, o.As)
 	default:
-		if err := report(stdout, st, o.JSON, cwd); err != nil {
+		if err := report(stdout, st, o, cwd); err != nil {
 			return err
 		}
 	}
@@ -120,16 +120,25 @@ func next(stdout io.Writer, st *resume.State, holder string) {
 	}
 }
 
-// report writes the report, as JSON or for people.
-func report(stdout io.Writer, st *resume.State, asJSON bool, cwd string) error {
-	if asJSON {
+// report writes the report: as JSON, as Markdown (never coloured: it is
+// read where it is pasted), or for people, in full or --short.
+func report(stdout io.Writer, st *resume.State, o Options, cwd string) error {
+	switch {
+	case o.JSON:
 		return writeJSON(stdout, st.Report)
+	case o.Format == formatMarkdown:
+		resume.RenderMarkdown(stdout, st.Report, cwd)
+		return nil
 	}
 	style := ui.Style{}
 	if f, ok := stdout.(*os.File); ok {
 		style = ui.StyleForSetting(f, st.ColorSetting("taskresume"))
 	}
-	resume.Render(stdout, st.Report, style, cwd)
+	if o.Short {
+		resume.RenderShort(stdout, st.Report, style)
+	} else {
+		resume.Render(stdout, st.Report, style, cwd)
+	}
 	return nil
 }
 
