@@ -13,7 +13,6 @@ func Manual() *manpage.Page {
 		Summary: "show where a crashed plan run stopped and what can run next",
 		Synopsis: []string{
 			"git taskresume <run> [--json | --next] [--exit-code] [<read options>]",
-			"git taskresume <run> --short | --format markdown [--exit-code] [<read options>]",
 			"git taskresume <run> --claim [--as NAME] [--ttl DURATION] [--json]",
 			"git taskresume <run> --renew|--release ID --as NAME [--ttl DURATION]",
 			"git taskresume --list [--json] [--remote NAME]",
@@ -54,7 +53,7 @@ func Manual() *manpage.Page {
 				manpage.Option{Names: []string{"--next"}, Short: "the runnable task ids, one per line, nothing else",
 					Long: "Print the ids of the tasks that can run now, one per line, and nothing else (nothing when the " +
 						"run is complete). Tasks another resumer has claimed are left out."},
-				manpage.Option{Names: []string{"--short"}, Short: "the run at a glance: a line a phase, then where it resumes",
+				manpage.Option{Names: []string{"--short"}, Short: "the run at a glance: a line a phase, where it resumes",
 					Long: "Print the run at a glance: the report's first line; one line a phase with its status, how many " +
 						"of its tasks are done, how many are in each status and the ids of those not done; the line " +
 						"that says where the run resumes; then, when there are any, one line counting the problems " +
