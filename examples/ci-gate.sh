@@ -7,7 +7,8 @@
 # pushed, so it needs full history (fetch-depth: 0, GIT_DEPTH: 0) but no
 # local branch and no refspec of the checkout's: it fetches the branches
 # itself, and works in the detached commit actions/checkout or a GitLab
-# runner checks out.
+# runner checks out. On GitHub Actions it also writes the run as Markdown
+# (git taskresume --format markdown) to the job's summary page.
 #
 #   examples/ci-gate.sh [RUN] [REMOTE]
 #
@@ -90,4 +91,10 @@ fi
 # with one ls-remote: the run's claims (refs/taskclaims/<run>/*), shown in
 # the report, and whether a branch moved since the fetch above.
 git taskresume "$run" --remote "$remote" ${base:+"$base"}
+# On GitHub Actions, the same run as Markdown (a table a phase, a graph of its
+# tasks coloured by status) on the job's summary page: GITHUB_STEP_SUMMARY
+# names the file Actions shows there.
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+  git taskresume "$run" --remote "$remote" ${base:+"$base"} --format markdown >> "$GITHUB_STEP_SUMMARY"
+fi
 git taskresume "$run" --remote "$remote" ${base:+"$base"} --exit-code > /dev/null
