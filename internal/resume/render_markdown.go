@@ -182,15 +182,22 @@ func (m mermaidIDs) make(want string) string {
 // would end it, '#' that starts Mermaid's own entity codes, '<', '>' and
 // '&' that it would read as HTML, '`' that starts a Markdown label, '|'
 // that delimits edge text and '%' ("%%{" anywhere starts a directive) are
-// written as Mermaid entity codes (#quot;, #35;); line breaks and other
-// control characters, which would end the statement, become spaces.
+// written as Mermaid entity codes (#quot;, #35;). Before parsing, Mermaid
+// drops the last ';' of any line that holds "style" or "classDef", then
+// ':', then '#' (a colour in a style statement): in a label holding either
+// word ':' is written #58; too, so that no entity code of the line loses
+// its ';'. Line breaks and other control characters, which would end the
+// statement, become spaces. (Mermaid marks entity codes with "ﬂ°" and
+// "¶ß" while it draws and turns any left in the SVG into '&' and ';': no
+// escape keeps those two pairs.)
 func mermaidLabel(s string) string {
+	styled := strings.Contains(s, "style") || strings.Contains(s, "classDef")
 	var b strings.Builder
 	for _, r := range s {
 		switch {
 		case r == '"':
 			b.WriteString("#quot;")
-		case r == '#' || r == '<' || r == '>' || r == '&' || r == '`' || r == '|' || r == '%':
+		case strings.ContainsRune("#<>&`|%", r) || styled && r == ':':
 			fmt.Fprintf(&b, "#%d;", r)
 		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
 			b.WriteByte(' ')

@@ -25,6 +25,9 @@ func TestMermaidLabel(t *testing.T) {
 		{"line\nbreak\r\tand\x00nul", "line break  and nul"},
 		{"para\u2028sep\u2029", "para sep "},
 		{"ünïcode ✓ 日本", "ünïcode ✓ 日本"},
+		{"a: b", "a: b"},
+		{"style x fill:#f00", "style x fill#58;#35;f00"},
+		{"classDef: #quot;", "classDef#58; #35;quot;"},
 	} {
 		if got := mermaidLabel(c.in); got != c.want {
 			t.Errorf("mermaidLabel(%q) = %q, want %q", c.in, got, c.want)
