@@ -36,7 +36,7 @@ func TestCIWorkflow(t *testing.T) {
 		return rest
 	}
 	for name, want := range map[string][]string{
-		"linux": {"runs-on: ubuntu-latest", "go-version-file: go.mod", "run: bash .ci/run"},
+		"linux": {"runs-on: ubuntu-latest", "go-version-file: go.mod", "run: bash .ci/run", "path: ~/.cache/taskresume-mmdc"},
 		"macos": {"runs-on: macos-latest", "go-version-file: go.mod", "run: go build ./...", "run: go vet ./...", "run: go test ./..."},
 	} {
 		j := job(name)
@@ -49,5 +49,13 @@ func TestCIWorkflow(t *testing.T) {
 	ci := string(readFile(t, filepath.Join(root, ".ci", "run")))
 	if !strings.Contains(ci, "actionlint") {
 		t.Error(".ci/run does not lint the workflows")
+	}
+	// The cache the linux job keeps is where .ci/run installs mermaid-cli,
+	// at the version the cache's key names.
+	m := regexp.MustCompile(`mmdc_version=(\S+)`).FindStringSubmatch(ci)
+	if m == nil || !strings.Contains(ci, "$HOME/.cache/taskresume-mmdc") {
+		t.Error(".ci/run does not install mermaid-cli, pinned, in ~/.cache/taskresume-mmdc")
+	} else if !strings.Contains(job("linux"), "key: taskresume-mmdc-"+m[1]+"-") {
+		t.Errorf("ci.yml's mermaid-cli cache key does not name the version .ci/run pins (%s)", m[1])
 	}
 }
