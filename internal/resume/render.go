@@ -254,13 +254,18 @@ func (r *renderer) problems() {
 		}
 	}
 	if len(rep.StaleWorktrees) > 0 {
-		its, it := "their", "them"
-		if len(rep.StaleWorktrees) == 1 {
-			its, it = "its", "it"
-		}
-		fmt.Fprintf(w, "\n%s stale; to save %s work and remove %s:\n  %s\n",
-			ui.Plural(len(rep.StaleWorktrees), "worktree"), its, it, rep.CleanCommand)
+		fmt.Fprintf(w, "\n%s:\n  %s\n", staleText(len(rep.StaleWorktrees)), rep.CleanCommand)
 	}
+}
+
+// staleText says how many worktrees are stale, before the command that
+// cleans them.
+func staleText(n int) string {
+	its, it := "their", "them"
+	if n == 1 {
+		its, it = "its", "it"
+	}
+	return fmt.Sprintf("%s stale; to save %s work and remove %s", ui.Plural(n, "worktree"), its, it)
 }
 
 // describeWorktree says in words what a worktree holds and how it stands.

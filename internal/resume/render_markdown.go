@@ -62,12 +62,7 @@ func RenderMarkdown(w io.Writer, rep *Report, rel string) {
 		}
 	}
 	if len(rep.StaleWorktrees) > 0 {
-		its, it := "their", "them"
-		if len(rep.StaleWorktrees) == 1 {
-			its, it = "its", "it"
-		}
-		fmt.Fprintf(w, "\n%s stale; to save %s work and remove %s: %s\n",
-			ui.Plural(len(rep.StaleWorktrees), "worktree"), its, it, mdCode(rep.CleanCommand))
+		fmt.Fprintf(w, "\n%s: %s\n", staleText(len(rep.StaleWorktrees)), mdCode(rep.CleanCommand))
 	}
 	if len(rep.Phases) > 0 {
 		fmt.Fprintln(w, "\n```mermaid")

@@ -34,12 +34,7 @@ func RenderShort(w io.Writer, rep *Report, style ui.Style) {
 		fmt.Fprintf(w, "%s (%s): see the report without --short.\n", ui.Plural(n, "problem"), strings.Join(kinds, ", "))
 	}
 	if len(rep.StaleWorktrees) > 0 {
-		its, it := "their", "them"
-		if len(rep.StaleWorktrees) == 1 {
-			its, it = "its", "it"
-		}
-		fmt.Fprintf(w, "%s stale; to save %s work and remove %s: %s\n",
-			ui.Plural(len(rep.StaleWorktrees), "worktree"), its, it, rep.CleanCommand)
+		fmt.Fprintf(w, "%s: %s\n", staleText(len(rep.StaleWorktrees)), rep.CleanCommand)
 	}
 }
 
