@@ -119,9 +119,11 @@ func Manual() *manpage.Page {
 				manpage.Option{Names: []string{"--ttl"}, Arg: "DURATION", Short: "a claim expires after DURATION (default 30m)",
 					Long: "A claim expires after DURATION unless renewed (default 30m). DURATION is a number with a unit: " +
 						"`s`, `m`, `h`, `d` (24 hours) or `w` (7 days), combined as in `1d12h`; at least `1s`."},
-				manpage.Option{Names: []string{"--renew"}, Arg: "ID", Short: "extend your claim of task ID by --ttl",
+				// --renew and --release stay out of -h: its usage line names them,
+				// and -h keeps to one screen.
+				manpage.Option{Names: []string{"--renew"}, Arg: "ID", NoSummary: true, Short: "extend your claim of task ID by --ttl",
 					Long: "Extend the holder's claim of task ID by `--ttl`."},
-				manpage.Option{Names: []string{"--release"}, Arg: "ID", Short: "drop your claim of task ID",
+				manpage.Option{Names: []string{"--release"}, Arg: "ID", NoSummary: true, Short: "drop your claim of task ID",
 					Long: "Drop the holder's claim of task ID."},
 				manpage.Sub("Help"),
 				manpage.Option{Names: []string{"-h"}, Short: "a summary of the usage", NoSummary: true,
