@@ -110,7 +110,13 @@ for t in 2-2:product 2-3:order; do
   echo "notes" > "$wt/NOTES.md"
 done
 
-say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+# The commands it types are bold on a terminal only, as git colours: a log
+# or a pipe gets plain text.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ] && [ "${TERM:-dumb}" != dumb ]; then
+  say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+else
+  say() { printf '\n$ %s\n' "$*"; }
+fi
 say "git taskresume $run          # after the crash"
 git taskresume "$run"
 say "git taskresume $run --next"

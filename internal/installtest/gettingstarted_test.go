@@ -53,6 +53,11 @@ func TestGettingStartedOnTheKeptDemo(t *testing.T) {
 	}
 	repo := m[1]
 	t.Cleanup(func() { os.RemoveAll(filepath.Dir(repo)) })
+	// Read through a pipe, the demo writes no escape sequence: colour is
+	// for a terminal only.
+	if i := strings.IndexByte(out, 0x1b); i >= 0 {
+		t.Errorf("demo.sh wrote an escape sequence into a pipe: %q", out[max(0, i-20):min(len(out), i+20)])
+	}
 
 	git := func(args ...string) string { return run(t, repo, env, "git", args...) }
 	worktrees := git("worktree", "list", "--porcelain")
