@@ -16,6 +16,7 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/manpage"
+	"github.com/taskresume/git-taskresume/internal/ui"
 )
 
 // Permute moves flags before positional arguments, so that
@@ -194,7 +195,7 @@ func Suggest(typed string, names []string) string {
 		if len(n) < 2 {
 			continue
 		}
-		d := distance(typed, n)
+		d := ui.EditDistance(typed, n)
 		switch {
 		case d < bestD:
 			best, bestD, tie = n, d, false
@@ -222,33 +223,6 @@ func Suggest(typed string, names []string) string {
 		return match
 	}
 	return ""
-}
-
-// distance is the edit distance between a and b (insertions, deletions,
-// substitutions and swaps of neighbours, each one edit).
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }
 
 // flagError is how the flag package reports a value it could not read.

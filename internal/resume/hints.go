@@ -221,7 +221,7 @@ func nearRuns(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run 
 			continue
 		}
 		// Only the few that are near are checked to be run ids at all.
-		switch d := editDistance(run, id); {
+		switch d := ui.EditDistance(run, id); {
 		case d > limit || !ValidRunName(id):
 		case d < best:
 			best, near = d, []string{id}
@@ -258,34 +258,6 @@ func suggestDistance(run string) int {
 		return 1
 	}
 	return 2
-}
-
-// editDistance is the Damerau-Levenshtein distance of a and b (the
-// optimal string alignment form, as git's help.c computes it): an
-// insertion, a deletion, a substitution or a swap of two adjacent bytes
-// costs one.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
 
 // didYouMean is the end of the unknown-run message: the ids to try.
