@@ -237,16 +237,24 @@ func resumeLine(rep *Report) string {
 	return fmt.Sprintf("Resume at phase %d (%s, %s): run tasks %s in parallel.", rs.Phase, rs.Mode, kind, strings.Join(rs.Tasks, ", "))
 }
 
+// problemsButStale are the report's problems without the stale
+// worktrees, which every way of writing the report lists apart, with the
+// command that cleans them.
+func (rep *Report) problemsButStale() []Problem {
+	var out []Problem
+	for _, p := range rep.Problems {
+		if p.Kind != ProblemStaleWorktree {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // problems writes the problems, then the stale worktrees and the command
 // that cleans them.
 func (r *renderer) problems() {
 	w, rep := r.w, r.rep
-	var notes []Problem
-	for _, p := range rep.Problems {
-		if p.Kind != ProblemStaleWorktree {
-			notes = append(notes, p)
-		}
-	}
+	notes := rep.problemsButStale()
 	if len(notes) > 0 {
 		fmt.Fprintln(w, "\nProblems:")
 		for _, p := range notes {

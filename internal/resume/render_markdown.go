@@ -48,12 +48,7 @@ func RenderMarkdown(w io.Writer, rep *Report, rel string) {
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", mdText(t.ID), mdText(t.Title), t.Status, branch, strings.Join(notes, "; "))
 		}
 	}
-	var problems []Problem
-	for _, p := range rep.Problems {
-		if p.Kind != ProblemStaleWorktree {
-			problems = append(problems, p)
-		}
-	}
+	problems := rep.problemsButStale()
 	if len(problems) > 0 {
 		fmt.Fprintln(w, "\nProblems:")
 		fmt.Fprintln(w)

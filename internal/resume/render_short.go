@@ -20,17 +20,13 @@ func RenderShort(w io.Writer, rep *Report, style ui.Style) {
 	}
 	fmt.Fprintln(w, resumeLine(rep))
 	var kinds []string
-	n := 0
-	for _, p := range rep.Problems {
-		if p.Kind == ProblemStaleWorktree {
-			continue
-		}
-		n++
+	problems := rep.problemsButStale()
+	for _, p := range problems {
 		if k := style.Warn(string(p.Kind)); !slices.Contains(kinds, k) {
 			kinds = append(kinds, k)
 		}
 	}
-	if n > 0 {
+	if n := len(problems); n > 0 {
 		fmt.Fprintf(w, "%s (%s): see the report without --short.\n", ui.Plural(n, "problem"), strings.Join(kinds, ", "))
 	}
 	if len(rep.StaleWorktrees) > 0 {
