@@ -59,6 +59,12 @@ func RenderMarkdown(w io.Writer, rep *Report, rel string) {
 	if len(rep.StaleWorktrees) > 0 {
 		fmt.Fprintf(w, "\n%s: %s\n", staleText(len(rep.StaleWorktrees)), mdCode(rep.CleanCommand))
 	}
+	if hs := rep.Hints(); len(hs) > 0 {
+		fmt.Fprintln(w)
+		for _, h := range hs {
+			fmt.Fprintf(w, "- hint: %s\n", mdText(h))
+		}
+	}
 	if len(rep.Phases) > 0 {
 		fmt.Fprintln(w, "\n```mermaid")
 		writeMermaid(w, rep)

@@ -32,6 +32,11 @@ func RenderShort(w io.Writer, rep *Report, style ui.Style) {
 	if len(rep.StaleWorktrees) > 0 {
 		fmt.Fprintf(w, "%s: %s\n", staleText(len(rep.StaleWorktrees)), rep.CleanCommand)
 	}
+	// A hint is for the person who reads either form: a run without a
+	// plan is where --short says least, and the hint says where one is.
+	for _, h := range rep.Hints() {
+		fmt.Fprintf(w, "hint: %s\n", h)
+	}
 }
 
 // shortPhaseLine is a phase in one line: its heading and status as the
