@@ -34,6 +34,21 @@ type NearPlan struct {
 	Plan string `json:"plan"`
 	// Branches are the run's branches named like one of its tasks.
 	Branches []string `json:"branches"`
+	// named: the plan names RunID itself (not only its directory), so
+	// --plan reads it for another run only with --plan-run-id; a plan
+	// that names none is read by --plan alone, which refuses
+	// --plan-run-id.
+	named bool
+}
+
+// ReadFlags are the flags that read the plan for the run, as the hint
+// and the one-line refusals give them.
+func (n NearPlan) ReadFlags() string {
+	flags := "--plan " + ui.ShellQuote(n.Plan)
+	if n.named {
+		flags += " --plan-run-id " + n.RunID
+	}
+	return flags
 }
 
 // Hint is what the human report says of a near plan, as git's "hint:"
@@ -48,7 +63,7 @@ func (n NearPlan) Hint(run string) []string {
 	}
 	return []string{
 		fmt.Sprintf("%s is the plan of run %s, one character from %s; %s", ui.Display(n.Plan), n.RunID, run, named),
-		fmt.Sprintf("if it is this run's plan, read it with --plan %s --plan-run-id %s", ui.ShellQuote(n.Plan), n.RunID),
+		"if it is this run's plan, read it with " + n.ReadFlags(),
 	}
 }
 
@@ -72,11 +87,21 @@ func findNearPlans(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects,
 	}
 	var out []NearPlan
 	for _, id := range planfind.NearIDs(run, planfind.SpecsDirs(objs, places)) {
+		// A directory's name is anyone's to choose: an id that is no run
+		// id, or a path holding control characters, would carry a line
+		// break or a terminal's escape sequence into the hint's command
+		// and into a refusal's one line. Such a plan is no orchestrator's.
+		if !ValidRunName(id) {
+			continue
+		}
 		found, err := planfind.Find(ctx, repo, objs, id, places)
 		if err != nil || found.Copy == nil || found.Copy.Err != nil || found.Copy.Plan == nil {
 			continue // a hint, not a report of that run: its problems are its own
 		}
-		n := NearPlan{RunID: id, Plan: planArg(found.Copy, cwd)}
+		n := NearPlan{RunID: id, Plan: planArg(found.Copy, cwd), named: found.Copy.Plan.RunID != ""}
+		if ui.Display(n.Plan) != n.Plan {
+			continue
+		}
 		for _, b := range bs {
 			if namesTaskOf(run, b.Name, found.Copy.Plan) {
 				n.Branches = appendUniq(n.Branches, b.Name)

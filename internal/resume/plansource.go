@@ -377,8 +377,8 @@ func (st *State) NoPlan() string {
 	// A refusal is one line: the near plans' hints go into it, or a
 	// gate that stops here would never show them.
 	for _, n := range st.Report.NearPlans {
-		msg += fmt.Sprintf("; %s, the plan of run %s, has a task named like branch %s: if it is this run's, pass --plan %s --plan-run-id %s",
-			ui.Display(n.Plan), n.RunID, ui.Display(n.Branches[0]), ui.ShellQuote(n.Plan), n.RunID)
+		msg += fmt.Sprintf("; %s, the plan of run %s, has a task named like branch %s: if it is this run's, pass %s",
+			ui.Display(n.Plan), n.RunID, ui.Display(n.Branches[0]), n.ReadFlags())
 	}
 	return msg
 }
