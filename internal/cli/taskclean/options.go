@@ -96,7 +96,9 @@ func optionsFrom(c *cli.Context) (Options, error) {
 			return o, exit.BadInput("--%s %q: must be positive, e.g. 30m, 12h, 1d or 2w", f, cliutil.FormatDuration(d))
 		}
 	}
-	if err := resume.CheckPlanRunID(c.String("plan-run-id"), c.IsSet("plan-run-id"), c.IsSet("plan")); err != nil {
+	// --plan '' names no plan (the run's own is looked for): nothing for
+	// --plan-run-id to accept.
+	if err := resume.CheckPlanRunID(c.String("plan-run-id"), c.IsSet("plan-run-id"), c.String("plan") != ""); err != nil {
 		return o, err
 	}
 	if c.IsSet("remote") && c.String("remote") == "" {

@@ -134,7 +134,9 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	if c.IsSet("remote") && c.String("remote") == "" {
 		return o, exit.BadInput("--remote needs a remote's name (git remote lists them)")
 	}
-	if err := resume.CheckPlanRunID(o.PlanRunID, c.IsSet("plan-run-id"), o.PlanSet); err != nil {
+	// --plan '' names no plan (the run's own is looked for): nothing for
+	// --plan-run-id to accept.
+	if err := resume.CheckPlanRunID(o.PlanRunID, c.IsSet("plan-run-id"), o.Plan != ""); err != nil {
 		return o, err
 	}
 	if c.IsSet("as") {
