@@ -183,14 +183,22 @@ func (m mermaidIDs) make(want string) string {
 // ':', then '#' (a colour in a style statement): in a label holding either
 // word ':' is written #58; too, so that no entity code of the line loses
 // its ';'. Line breaks and other control characters, which would end the
-// statement, become spaces. (Mermaid marks entity codes with "ﬂ°" and
+// statement, become spaces. Two '$' side by side are kept apart by a word
+// joiner (U+2060): "$$...$$" is KaTeX math to Mermaid, which fails on
+// what it cannot parse. (Mermaid marks entity codes with "ﬂ°" and
 // "¶ß" while it draws and turns any left in the SVG into '&' and ';': no
 // escape keeps those two pairs.)
 func mermaidLabel(s string) string {
 	styled := strings.Contains(s, "style") || strings.Contains(s, "classDef")
 	var b strings.Builder
+	prev := rune(0)
 	for _, r := range s {
 		switch {
+		case r == '$' && prev == '$':
+			// "$$...$$" is KaTeX math to Mermaid, even written #36;
+			// (decoded first): a word joiner, which shows nothing,
+			// keeps two '$' apart.
+			b.WriteString("\u2060$")
 		case r == '"':
 			b.WriteString("#quot;")
 		case strings.ContainsRune("#<>&`|%", r) || styled && r == ':':
@@ -200,6 +208,7 @@ func mermaidLabel(s string) string {
 		default:
 			b.WriteRune(r)
 		}
+		prev = r
 	}
 	return b.String()
 }
@@ -208,7 +217,8 @@ func mermaidLabel(s string) string {
 // '<', '>' and '&' become HTML entities (no tag, no entity of the text's
 // own is read), the ASCII punctuation Markdown reads as syntax is
 // backslash-escaped ('|' would end the cell, '`' start code, '*', '_' and
-// '~' emphasis, '[' and ']' a link, '!' an image, '#' a heading's end),
+// '~' emphasis, '[' and ']' a link, '!' an image, '#' a heading's end,
+// '$' math, which GitHub draws from "$...$"),
 // and line breaks and other control characters, which would end the row,
 // become spaces.
 func mdText(s string) string {
@@ -221,7 +231,7 @@ func mdText(s string) string {
 			b.WriteString("&gt;")
 		case r == '&':
 			b.WriteString("&amp;")
-		case strings.ContainsRune("\\`*_~[]|!#", r):
+		case strings.ContainsRune("\\`*_~[]|!#$", r):
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':

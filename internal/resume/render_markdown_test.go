@@ -28,6 +28,8 @@ func TestMermaidLabel(t *testing.T) {
 		{"a: b", "a: b"},
 		{"style x fill:#f00", "style x fill#58;#35;f00"},
 		{"classDef: #quot;", "classDef#58; #35;quot;"},
+		{"$$\\frac{$$ and $5", "$\u2060$\\frac{$\u2060$ and $5"},
+		{"$$$", "$\u2060$\u2060$"},
 	} {
 		if got := mermaidLabel(c.in); got != c.want {
 			t.Errorf("mermaidLabel(%q) = %q, want %q", c.in, got, c.want)
@@ -46,6 +48,7 @@ func TestMarkdownText(t *testing.T) {
 		{"[link](http://x) ![img](y)", `\[link\](http://x) \!\[img\](y)`},
 		{`back\slash`, `back\\slash`},
 		{"heading #", `heading \#`},
+		{"$\\color{red}{x}$ costs $5", `\$\\color{red}{x}\$ costs \$5`},
 		{"two\nlines\r\tand\x1bESC", "two lines  and ESC"},
 		{"ünïcode ✓", "ünïcode ✓"},
 	} {
