@@ -39,7 +39,7 @@ func RenderMarkdown(w io.Writer, rep *Report, rel string) {
 		for _, t := range ph.Tasks {
 			branch := ""
 			if t.Branch != nil {
-				branch = mdCode(*t.Branch)
+				branch = mdCodeCell(*t.Branch)
 			}
 			var notes []string
 			for _, n := range r.markdownNotes(t) {
@@ -245,8 +245,18 @@ func mdText(s string) string {
 
 // mdCode shows a name (a branch, a path, a command) as code; one that a
 // code span cannot hold (a backtick, a control character) as plain text.
-// In a table a '|' ends the cell even in code, unless escaped.
+// Outside a table a code span shows what it holds as it is: a '|' stays
+// '|' (escaped, the command a person copies would hold "\|").
 func mdCode(s string) string {
+	if strings.ContainsRune(s, '`') || strings.IndexFunc(s, unicode.IsControl) >= 0 || s == "" {
+		return mdText(s)
+	}
+	return "`" + s + "`"
+}
+
+// mdCodeCell is mdCode in a table cell, where a '|' ends the cell even in
+// code unless escaped (GitHub takes the escape out of the code).
+func mdCodeCell(s string) string {
 	if strings.ContainsRune(s, '`') || strings.IndexFunc(s, unicode.IsControl) >= 0 || s == "" {
 		return mdText(s)
 	}

@@ -58,13 +58,22 @@ func TestMarkdownText(t *testing.T) {
 	}
 	for _, c := range []struct{ in, want string }{
 		{"x1y2z3-task-1-1-setup", "`x1y2z3-task-1-1-setup`"},
-		{"run-task-1-1-a|b", "`run-task-1-1-a\\|b`"},
+		{"git taskclean --run r1 --base 'a|b'", "`git taskclean --run r1 --base 'a|b'`"},
 		{"run-task-1-1-a`b", "run-task-1-1-a\\`b"},
 		{"a\tb", "a b"},
 		{"", ""},
 	} {
 		if got := mdCode(c.in); got != c.want {
 			t.Errorf("mdCode(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// In a table cell '|' is escaped: it would end the cell.
+	for _, c := range []struct{ in, want string }{
+		{"run-task-1-1-a|b", "`run-task-1-1-a\\|b`"},
+		{"run-task-1-1-a`b", "run-task-1-1-a\\`b"},
+	} {
+		if got := mdCodeCell(c.in); got != c.want {
+			t.Errorf("mdCodeCell(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
