@@ -99,6 +99,10 @@ func RunOfDir(dir string) string {
 	return dir
 }
 
+// HexRun says whether id has the orchestrators' form of a run id: six
+// hexadecimal digits.
+func HexRun(id string) bool { return len(id) == 6 && isHex(id) }
+
 // DirAgrees says whether a plan directory may hold run id's plan: it is the
 // id, or starts with "<id>-".
 func DirAgrees(dir, id string) bool { return dir == id || strings.HasPrefix(dir, id+"-") }

@@ -34,9 +34,10 @@ type NearPlan struct {
 	Plan string `json:"plan"`
 	// Branches are the run's branches named like one of its tasks.
 	Branches []string `json:"branches"`
-	// named: the plan names RunID itself (not only its directory), so
+	// named: the plan names RunID, or its specs/ directory does, so
 	// --plan reads it for another run only with --plan-run-id; a plan
-	// that names none is read by --plan alone, which refuses
+	// that names none (a directory that is no run's, as a worktree
+	// pattern may give) is read by --plan alone, which refuses
 	// --plan-run-id.
 	named bool
 }
@@ -98,7 +99,7 @@ func findNearPlans(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects,
 		if err != nil || found.Copy == nil || found.Copy.Err != nil || found.Copy.Plan == nil {
 			continue // a hint, not a report of that run: its problems are its own
 		}
-		n := NearPlan{RunID: id, Plan: planArg(found.Copy, cwd), named: found.Copy.Plan.RunID != ""}
+		n := NearPlan{RunID: id, Plan: planArg(found.Copy, cwd), named: found.Copy.Plan.RunID != "" || len(found.Copy.RepoPaths) > 0 && dirRun(found.Copy.RepoPaths[0], run) == id}
 		if ui.Display(n.Plan) != n.Plan {
 			continue
 		}

@@ -283,34 +283,80 @@ func givenPlan(ctx context.Context, repo *gitcmd.Repo, opts Options, spec, from,
 	if err != nil {
 		return nil, &exit.BadInputError{Msg: "plan " + err.Error(), Err: err}
 	}
-	if err := checkPlanRun(p, spec, from, opts); err != nil {
+	path := res.repoPath
+	if path == "" {
+		path = spec
+	}
+	owner, line := p.RunID, p.RunIDLine
+	if owner == "" && from == "--plan" {
+		owner = dirRun(path, opts.Run)
+	}
+	if err := checkPlanRun(owner, line, spec, from, opts); err != nil {
 		return nil, err
 	}
-	if p.RunID != opts.Run && p.RunID != "" {
-		res.source.RunID = p.RunID // accepted by --plan-run-id
+	if owner != opts.Run && owner != "" {
+		res.source.RunID = owner // accepted by --plan-run-id
 	}
 	res.plan, res.warns = p, warns
 	return res, nil
 }
 
-// checkPlanRun refuses a named plan that names another run: read for this
-// run, its tasks would be matched against branches it never made, and a
-// wrong --plan could call an unfinished run complete. --plan-run-id, the id
-// that plan names, says the user means it (a run whose plan was written
-// under a near id); it must be exactly that id.
-func checkPlanRun(p *plan.Plan, spec, from string, opts Options) error {
-	byFlag := from == "--plan"
+// dirRun is the other run a --plan path's directory names in the
+// orchestrators' form (specs/<hex6>-<feature>/plan.md, or specs/<hex6>/
+// with plan.md or plan/plan-phase<N>.md), for a plan that names no run
+// itself: "" when the path is not laid out so, or its
+// directory may hold run's plan. The search would read that file for the
+// other run only, so --plan giving it to this one is a plan for another
+// id, as if the plan named it.
+func dirRun(path, run string) string {
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	n := len(parts)
+	var dir string
 	switch {
-	case byFlag && opts.PlanRunID != "" && p.RunID == "":
+	case n >= 3 && parts[n-1] == "plan.md" && parts[n-3] == "specs":
+		dir = parts[n-2]
+	case n >= 4 && parts[n-2] == "plan" && parts[n-4] == "specs" &&
+		strings.HasPrefix(parts[n-1], "plan-phase") && strings.HasSuffix(parts[n-1], ".md"):
+		dir = parts[n-3]
+	default:
+		return ""
+	}
+	// Only a directory in the orchestrators' form ("a1b2c3-feature")
+	// names a run beyond doubt: a plan written by hand in specs/nightly/
+	// is given to any run with --plan, as it always was.
+	if id := planfind.RunOfDir(dir); id != dir || planfind.HexRun(dir) {
+		if !planfind.DirAgrees(dir, run) {
+			return id
+		}
+	}
+	return ""
+}
+
+// checkPlanRun refuses a named plan of another run (owner: the id the
+// plan names, or for --plan the one its specs/ directory names): read for
+// this run, its tasks would be matched against branches it never made, and
+// a wrong --plan could call an unfinished run complete. --plan-run-id, that
+// other id, says the user means it (a run whose plan was written under a
+// near id); it must be exactly that id.
+func checkPlanRun(owner string, line int, spec, from string, opts Options) error {
+	byFlag := from == "--plan"
+	where := fmt.Sprintf("%s:%d: plan is for run %q", spec, line, owner)
+	names := fmt.Sprintf("plan %s names run %q (line %d)", spec, owner, line)
+	if line == 0 { // named by its directory
+		where = fmt.Sprintf("%s: plan is for run %q (its directory)", spec, owner)
+		names = fmt.Sprintf("plan %s is in run %q's directory", spec, owner)
+	}
+	switch {
+	case byFlag && opts.PlanRunID != "" && owner == "":
 		return exit.BadInput("--plan-run-id %s: plan %s names no run id, so it is read for run %s as it is: drop --plan-run-id", opts.PlanRunID, spec, opts.Run)
-	case byFlag && opts.PlanRunID != "" && p.RunID != opts.PlanRunID:
-		return exit.BadInput("--plan-run-id %s: plan %s names run %q (line %d), not %q: pass --plan-run-id %s to read it for run %s", opts.PlanRunID, spec, p.RunID, p.RunIDLine, opts.PlanRunID, p.RunID, opts.Run)
-	case p.RunID == "" || p.RunID == opts.Run || byFlag && opts.PlanRunID == p.RunID:
+	case byFlag && opts.PlanRunID != "" && owner != opts.PlanRunID:
+		return exit.BadInput("--plan-run-id %s: %s, not %q: pass --plan-run-id %s to read it for run %s", opts.PlanRunID, names, opts.PlanRunID, owner, opts.Run)
+	case owner == "" || owner == opts.Run || byFlag && opts.PlanRunID == owner:
 		return nil
 	case byFlag:
-		return exit.BadInput("%s:%d: plan is for run %q, not %q (pass --plan-run-id %s to read it for run %s all the same, or --plan for the right plan)", spec, p.RunIDLine, p.RunID, opts.Run, p.RunID, opts.Run)
+		return exit.BadInput("%s, not %q (pass --plan-run-id %s to read it for run %s all the same, or --plan for the right plan)", where, opts.Run, owner, opts.Run)
 	}
-	return exit.BadInput("%s:%d: plan is for run %q, not %q (pass the plan's run id, or --plan for the right plan)", spec, p.RunIDLine, p.RunID, opts.Run)
+	return exit.BadInput("%s, not %q (pass the plan's run id, or --plan for the right plan)", where, opts.Run)
 }
 
 // noPlanHint is the one line that says where the plan was looked for and
