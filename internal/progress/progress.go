@@ -219,17 +219,6 @@ func (s *Step) Update(n int) {
 	s.m.draw(s, false)
 }
 
-// UpdateBytes says n items are done, which took bytes in all.
-func (s *Step) UpdateBytes(n int, bytes int64) {
-	if s == nil {
-		return
-	}
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
-	s.n, s.bytes = n, bytes
-	s.m.draw(s, false)
-}
-
 // Add says k more items are done, which took bytes more: for steps whose
 // items end in several goroutines.
 func (s *Step) Add(k int, bytes int64) {

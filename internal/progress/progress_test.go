@@ -36,7 +36,7 @@ func TestNothingWithinTheDelay(t *testing.T) {
 	m := New(&w, time.Hour)
 	s := m.StartBytes("Removing worktrees", 3, "freed")
 	for i := 1; i <= 3; i++ {
-		s.UpdateBytes(i, int64(i)<<20)
+		s.Add(1, 1<<20)
 	}
 	s.Done()
 	m.Start("Reading remote origin", 0).Done()
@@ -71,7 +71,7 @@ func TestBytesAndShorterLine(t *testing.T) {
 	var w screen
 	m := New(&w, 0)
 	s := m.StartBytes("Removing worktrees", 30, "freed")
-	s.UpdateBytes(4, 120<<20)
+	s.Add(4, 120<<20)
 	if got, want := w.String(), "Removing worktrees:   0% (0/30), 0 bytes freed\rRemoving worktrees:  13% (4/30), 120.00 MiB freed\r"; got != want {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
@@ -79,8 +79,8 @@ func TestBytesAndShorterLine(t *testing.T) {
 
 	w = screen{}
 	s = m.StartBytes("T", 2, "freed")
-	s.UpdateBytes(1, 1023)
-	s.UpdateBytes(2, 1100)
+	s.Add(1, 1023)
+	s.Add(1, 1100-1023)
 	long, short := "T:  50% (1/2), 1023 bytes freed", "T: 100% (2/2), 1.07 KiB freed"
 	if got := w.String(); !strings.Contains(got, long+"\r"+short+strings.Repeat(" ", len(long)-len(short))+"\r") {
 		t.Errorf("the shorter line does not blank the longer one's end: %q", got)

@@ -257,8 +257,9 @@ func mdCode(s string) string {
 // mdCodeCell is mdCode in a table cell, where a '|' ends the cell even in
 // code unless escaped (GitHub takes the escape out of the code).
 func mdCodeCell(s string) string {
-	if strings.ContainsRune(s, '`') || strings.IndexFunc(s, unicode.IsControl) >= 0 || s == "" {
-		return mdText(s)
+	c := mdCode(s)
+	if strings.HasPrefix(c, "`") { // mdText, which escapes '|' itself, starts otherwise
+		return strings.ReplaceAll(c, "|", `\|`)
 	}
-	return "`" + strings.ReplaceAll(s, "|", `\|`) + "`"
+	return c
 }
