@@ -1,0 +1,135 @@
+package version
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+// ConfigKey is the git config key of the versions a repository allows, as
+// users write it (git config keys are case-insensitive).
+const ConfigKey = "taskresume.minVersion"
+
+// Requirement is one constraint on the version, and where it was written.
+type Requirement struct {
+	// Constraint as it is checked: as written, or ">= 1.4" for a bare
+	// "1.4" (the key is a minimum version; semver alone would read a bare
+	// version as "exactly 1.4.x").
+	Constraint string `json:"constraint"`
+	// Source names where it was written: the config key, or the plan's
+	// file:line.
+	Source string `json:"source"`
+	c      *semver.Constraints
+}
+
+// ParseRequirement reads a constraint written at source. The error names
+// source and what to write instead.
+func ParseRequirement(text, source string) (Requirement, error) {
+	s := strings.Join(strings.Fields(text), " ")
+	if s == "" {
+		return Requirement{}, fmt.Errorf("%s is empty: write the versions allowed, as \">= 1.4\" or \">= 1.4, < 2\"", source)
+	}
+	if !strings.ContainsAny(s[:1], "<>=!~^") {
+		// A bare version is a minimum, as the config key's name says.
+		if _, err := semver.NewVersion(s); err == nil {
+			s = ">= " + s
+		}
+	}
+	c, err := semver.NewConstraint(s)
+	if err != nil {
+		return Requirement{}, fmt.Errorf("%s %q is not a version constraint (%v): write it as \">= 1.4\" or \">= 1.4, < 2\"", source, text, err)
+	}
+	return Requirement{Constraint: s, Source: source, c: c}, nil
+}
+
+// Allows reports whether the constraint allows the binary: a development
+// build always, a release by its three numbers (see Info.Semver).
+func (r Requirement) Allows(i Info) bool {
+	if i.Dev || r.c == nil {
+		return true
+	}
+	v := i.Semver()
+	return v != nil && r.c.Check(v)
+}
+
+// AllowsRecorded reports whether a version recorded by another binary (a
+// claim's) is allowed: "" (written before versions were recorded) only
+// when the constraint has no lower bound, "dev..." always.
+func (r Requirement) AllowsRecorded(recorded string) bool {
+	if r.c == nil {
+		return true
+	}
+	if recorded == "" {
+		return !r.HasLowerBound()
+	}
+	if recorded == "dev" || strings.HasPrefix(recorded, "dev+") {
+		return true
+	}
+	v, err := semver.StrictNewVersion(recorded)
+	if err != nil {
+		return false
+	}
+	return r.c.Check(semver.New(v.Major(), v.Minor(), v.Patch(), "", ""))
+}
+
+// HasLowerBound: 0.0.0 is refused, so an old binary (one that records no
+// version) is below it.
+func (r Requirement) HasLowerBound() bool {
+	return r.c != nil && !r.c.Check(semver.New(0, 0, 0, "", ""))
+}
+
+// Gate is the binary and the requirements of one repository and run.
+type Gate struct {
+	This     Info          `json:"this"`
+	Requires []Requirement `json:"requires"`
+}
+
+// Failed returns the first requirement that does not allow this binary.
+func (g Gate) Failed() *Requirement {
+	for i := range g.Requires {
+		if !g.Requires[i].Allows(g.This) {
+			return &g.Requires[i]
+		}
+	}
+	return nil
+}
+
+// Allowed: every requirement allows this binary.
+func (g Gate) Allowed() bool { return g.Failed() == nil }
+
+// Refusal is the one line a refused command prints, "" when allowed:
+// "this repository needs git-taskresume >= 1.4 (this is 1.2.0): upgrade".
+func (g Gate) Refusal() string {
+	r := g.Failed()
+	if r == nil {
+		return ""
+	}
+	what := "install a version it allows"
+	if v := g.This.Semver(); v != nil {
+		for _, up := range []semver.Version{v.IncPatch(), v.IncMinor(), v.IncMajor(), *semver.New(v.Major()+100, 0, 0, "", "")} {
+			if r.c.Check(&up) {
+				what = "upgrade"
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("this repository needs git-taskresume %s (this is %s): %s (%s)", r.Constraint, g.This.Version, what, r.Source)
+}
+
+// Note is what a report's header says about the gate: the refusal, or,
+// for a development build where a constraint is set, that it was not
+// checked; "" otherwise.
+func (g Gate) Note() string {
+	if s := g.Refusal(); s != "" {
+		return s
+	}
+	if g.This.Dev && len(g.Requires) > 0 {
+		cs := make([]string, len(g.Requires))
+		for i, r := range g.Requires {
+			cs[i] = r.Constraint
+		}
+		return fmt.Sprintf("development build %s: the repository's required version (%s) is not checked", g.This.Version, strings.Join(cs, "; "))
+	}
+	return ""
+}
