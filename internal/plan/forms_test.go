@@ -725,3 +725,45 @@ func TestParseFiles(t *testing.T) {
 		t.Errorf("Parse %v %v, ParseFiles %v %v", p1, err1, p2, err2)
 	}
 }
+
+func TestFrontMatterVersion(t *testing.T) {
+	const body = "## Phase 1: P (Parallel)\n### Task 1: A\n"
+	for _, c := range []struct{ name, src, constraint, source string }{
+		{"key", "---\nrunId: ab12cd\ntaskresume-version: \">= 1.4, < 2\"\n---\n" + body, ">= 1.4, < 2", "plan.md:3"},
+		{"bare version is a minimum", "---\ntaskresume-version: 1.4\n---\n" + body, ">= 1.4", "plan.md:2"},
+		{"underscore, any case, comment", "---\nTaskResume_Version: '>=1.2'  # the team's floor\n---\n" + body, ">=1.2", "plan.md:2"},
+		{"camel case", "---\ntaskresumeVersion: ^1.4\n---\n" + body, "^1.4", "plan.md:2"},
+		{"none", "---\nrunId: ab12cd\n---\n" + body, "", ""},
+		{"not front matter", "# Plan\n\ntaskresume-version: >= 9\n\n" + body, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, _, err := Parse("plan.md", []byte(c.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, src string
+			if p.Requires != nil {
+				got, src = p.Requires.Constraint, p.Requires.Source
+			}
+			if got != c.constraint || src != c.source {
+				t.Errorf("requires %q at %q, want %q at %q", got, src, c.constraint, c.source)
+			}
+		})
+	}
+	for _, c := range []struct {
+		name, src string
+		line      int
+		msg       string
+	}{
+		{"not a constraint", "---\ntaskresume-version: latest\n---\n" + body, 2, `taskresume-version "latest" is not a version constraint`},
+		{"empty", "---\ntaskresume-version: \"\"\n---\n" + body, 2, "taskresume-version is empty"},
+		{"twice, differing", "---\ntaskresume-version: 1.4\ntaskresume_version: 1.5\n---\n" + body, 3, `differs from ">= 1.4" at line 2`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pe := parseErr(t, c.src)
+			if pe.Line != c.line || !strings.Contains(pe.Msg, c.msg) || strings.Contains(pe.Error(), "\n") {
+				t.Errorf("got %v, want line %d %q on one line", pe, c.line, c.msg)
+			}
+		})
+	}
+}

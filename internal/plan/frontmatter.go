@@ -2,11 +2,13 @@ package plan
 
 import (
 	"strings"
+
+	"github.com/taskresume/git-taskresume/internal/version"
 )
 
 // This file reads YAML front matter: the block between two "---" lines that
 // may open a plan, after blank lines and HTML comments only. The plan reads
-// its run id from it.
+// its run id and the versions of the tool it allows from it.
 
 // preamble follows the lines before a plan's first content line, which may
 // be blank or HTML comments, to find front matter, which must come first.
@@ -75,34 +77,69 @@ func holdsHeadings(text string, pos int) bool {
 	return false
 }
 
-// frontMatterLine reads one line of front matter. Only the run id matters,
-// but a template placeholder anywhere means the plan was never filled in.
+// frontMatterLine reads one line of front matter. The run id and the
+// versions of the tool the plan allows matter; a template placeholder
+// anywhere means the plan was never filled in.
 func (p *parser) frontMatterLine(num int, l string) {
 	if ph, ok := placeholder(l); ok {
 		p.templateError(num, ph)
 		return
 	}
-	if v, ok := frontMatterRunID(l); ok {
+	key, v, ok := frontMatterValue(l)
+	switch {
+	case !ok:
+	case oneOfFold(key, "runid", "run_id", "run-id"):
 		p.runID(num, v)
+	case oneOfFold(key, VersionKey, "taskresume_version", "taskresumeversion"):
+		p.requires(num, v)
 	}
 }
 
-// frontMatterRunID reads one line of YAML front matter and returns the value
-// of a run id key: runId, run_id or run-id in any case, the value optionally
-// quoted. Other keys are none of the plan's business.
-func frontMatterRunID(l string) (string, bool) {
+// VersionKey is the front matter key of the versions of git-taskresume a
+// plan allows (a semver constraint, as git config taskresume.minVersion).
+const VersionKey = "taskresume-version"
+
+// requires reads the plan's version constraint: a team commits it with
+// the plan, so every clone and CI checkout reads the same one.
+func (p *parser) requires(num int, v string) {
+	r, err := version.ParseRequirement(v, VersionKey)
+	if err != nil {
+		p.errorf(num, "%s", err.Error())
+		return
+	}
+	r.Source = position(p.path, num)
+	r.Source = strings.TrimSuffix(r.Source, ": ")
+	switch {
+	case p.plan.Requires == nil:
+		p.plan.Requires = &r
+		p.requiresAt = num
+		p.requiresPath = p.path
+	case p.plan.Requires.Constraint != r.Constraint:
+		p.errorf(num, "%s %q differs from %q at %s", VersionKey, v, p.plan.Requires.Constraint, p.where(p.requiresPath, p.requiresAt))
+	}
+}
+
+func oneOfFold(s string, names ...string) bool {
+	for _, n := range names {
+		if asciiEqualFold(s, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// frontMatterValue reads one line of YAML front matter as key and value,
+// the value optionally quoted. Other keys are none of the plan's business.
+func frontMatterValue(l string) (key, value string, ok bool) {
 	colon := strings.IndexByte(l, ':')
 	if colon < 0 {
-		return "", false
+		return "", "", false
 	}
-	key := trimBlank(l[:colon])
-	if !asciiEqualFold(key, "runid") && !asciiEqualFold(key, "run_id") && !asciiEqualFold(key, "run-id") {
-		return "", false
-	}
+	key = trimBlank(l[:colon])
 	v := trimBlank(l[colon+1:])
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') {
 		if end := strings.IndexByte(v[1:], v[0]); end >= 0 {
-			return v[1 : 1+end], true
+			return key, v[1 : 1+end], true
 		}
 	}
 	// YAML: " #" starts a comment ("runId: a1b2c3  # set by the orchestrator").
@@ -111,5 +148,5 @@ func frontMatterRunID(l string) (string, bool) {
 	} else if i := strings.Index(v, "\t#"); i >= 0 {
 		v = trimBlank(v[:i])
 	}
-	return v, true
+	return key, v, true
 }

@@ -70,8 +70,11 @@ type parser struct {
 	phases   map[int]*Phase
 	ntasks   int // tasks from headings
 	runPath  string
-	deps     []dependency
-	checks   []checklistItem
+	// where the plan's version constraint was first read
+	requiresPath string
+	requiresAt   int
+	deps         []dependency
+	checks       []checklistItem
 
 	// What errors leave behind, so that nothing is reported that only
 	// follows from them.

@@ -1,5 +1,7 @@
 package plan
 
+import "github.com/taskresume/git-taskresume/internal/version"
+
 // Mode says whether the tasks of a phase must run one after another or may
 // all run at once; the resume point depends on it.
 type Mode string
@@ -46,7 +48,10 @@ type Plan struct {
 	Path      string // as given to Parse (the first file for a split plan), used in messages
 	RunID     string // "" when the plan names no run: callers take it from the directory
 	RunIDLine int
-	Phases    []*Phase
+	// Requires is the versions of git-taskresume the plan allows (front
+	// matter taskresume-version), its Source the file:line; nil when unset.
+	Requires *version.Requirement
+	Phases   []*Phase
 }
 
 // Tasks returns every task in plan order (phase by phase, each phase in file
