@@ -30,6 +30,7 @@ import (
 	"unicode"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/version"
 )
 
 // Root is where claims live.
@@ -37,10 +38,13 @@ const Root = "refs/taskclaims/"
 
 // Claim is one held task.
 type Claim struct {
-	Task    string    `json:"task"`
-	Ref     string    `json:"ref"`
-	Commit  string    `json:"commit"`
-	Holder  string    `json:"holder"`
+	Task   string `json:"task"`
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+	Holder string `json:"holder"`
+	// Version is the git-taskresume that wrote the claim ("" before
+	// versions were recorded).
+	Version string    `json:"version,omitempty"`
 	Host    string    `json:"host"`
 	PID     int       `json:"pid"`
 	Since   time.Time `json:"since"`
@@ -164,6 +168,8 @@ func parse(body string) *Claim {
 			c.Expires, _ = time.Parse(time.RFC3339Nano, v)
 		case "remote":
 			c.Remote = v
+		case "version":
+			c.Version = v
 		}
 	}
 	return c
@@ -184,6 +190,9 @@ func Make(ctx context.Context, repo *gitcmd.Repo, run, id, holder, remote string
 	if remote != "" {
 		msg += "remote " + remote + "\n"
 	}
+	// Which binary handed the task out: a team whose repository requires
+	// a newer one sees the straggler (the report's claim_old_version).
+	msg += "version " + version.Get().Version + "\n"
 	env := []string{"GIT_AUTHOR_NAME=git-taskresume", "GIT_AUTHOR_EMAIL=git-taskresume@localhost",
 		"GIT_COMMITTER_NAME=git-taskresume", "GIT_COMMITTER_EMAIL=git-taskresume@localhost"}
 	out, err = w.RunEnv(ctx, env, nil, "commit-tree", strings.TrimSpace(string(out)), "-m", msg)

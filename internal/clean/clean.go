@@ -216,6 +216,9 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 		if err != nil {
 			return nil, err
 		}
+		if err := pre.VersionError(); err != nil {
+			return nil, err
+		}
 		if _, err := checkTasks(pre, opts); err != nil {
 			return nil, err
 		}
@@ -395,6 +398,11 @@ func (c *cleaner) decide() (*Selection, map[string]bool, error) {
 func (c *cleaner) readState(gopts resume.Options) (*resume.State, error) {
 	st, err := resume.Gather(c.ctx, c.repo, gopts)
 	if err != nil {
+		return nil, err
+	}
+	// A binary the repository does not allow cleans nothing, not even
+	// what an interrupted clean left (recovered next).
+	if err := st.VersionError(); err != nil {
 		return nil, err
 	}
 	if _, err := checkTasks(st, c.opts); err != nil {

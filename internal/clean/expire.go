@@ -13,6 +13,9 @@ func Expire(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, erro
 	if err := validRun(opts.Run); err != nil {
 		return nil, err
 	}
+	if err := checkVersion(ctx, repo, opts); err != nil {
+		return nil, err
+	}
 	var lock *Lock
 	var err error
 	if !opts.DryRun {

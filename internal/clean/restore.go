@@ -29,6 +29,9 @@ func Restore(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	if err := checkVersion(ctx, repo, opts); err != nil {
+		return nil, err
+	}
 	r := newRestorer(repo, opts, pick, pickStamp)
 	if opts.DryRun {
 		return r.res, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/ui"
+	"github.com/taskresume/git-taskresume/internal/version"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -338,8 +339,10 @@ func (c *cleaner) saveOne(t *Target) (*worktree.Snapshot, string, error) {
 	if w.Branch != "" {
 		branch = "refs/heads/" + w.Branch
 	}
-	msg := fmt.Sprintf("taskclean %s: worktree %s\n\npath %s\nhead %s\nbranch %s\ntask %s\n",
-		c.opts.Run, filepath.Base(w.Path), strconv.Quote(w.Path), w.Head, branch, w.Task)
+	// version: which binary saved it, as a claim records which handed
+	// its task out.
+	msg := fmt.Sprintf("taskclean %s: worktree %s\n\npath %s\nhead %s\nbranch %s\ntask %s\nversion %s\n",
+		c.opts.Run, filepath.Base(w.Path), strconv.Quote(w.Path), w.Head, branch, w.Task, version.Get().Version)
 	in := worktree.SaveInput{AdminDir: w.AdminDir, Head: w.Head, TmpDir: tmp, Msg: msg, Budget: c.opts.Budget,
 		HashLen: c.hashLen, Shared: c.shared}
 	if t.Kind == kindRemove {

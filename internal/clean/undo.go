@@ -25,6 +25,9 @@ func Undo(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkVersion(ctx, repo, opts); err != nil {
+		return nil, err
+	}
 	res := &Result{RunID: opts.Run, DryRun: opts.DryRun, Actions: []*Action{}, Stamp: last.Stamp,
 		Backup: BackupRoot + opts.Run + "/" + last.Stamp + "/"}
 	chain := undoChain(last, byStamp)

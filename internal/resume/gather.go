@@ -15,6 +15,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/ui"
+	"github.com/taskresume/git-taskresume/internal/version"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -90,6 +91,8 @@ type gathering struct {
 
 	// Stage A.
 	cfg map[string]string
+	// cfgRequires is git config taskresume.minVersion, read.
+	cfgRequires *version.Requirement
 	// remotes are the configured remotes, as git spells them, and where
 	// each one's branches are.
 	remotes remoteSet
@@ -283,6 +286,10 @@ func (g *gathering) applyConfig() error {
 	st.PreRemove, st.PreRemoveTimeout = cfg["taskclean.preremove"], cfg["taskclean.preremovetimeout"]
 	if d := cfg["taskresume.worktreedir"]; d != "" {
 		st.WorktreeDir = filepath.Clean(d)
+	}
+	var err error
+	if g.cfgRequires, err = configRequirement(cfg); err != nil {
+		return err
 	}
 	if t := cfg["taskresume.remotetimeout"]; t != "" {
 		d, err := time.ParseDuration(t)
@@ -609,6 +616,7 @@ func (g *gathering) readPlan() error {
 		rep.NearPlans = findNearPlans(g.ctx, g.repo, g.objs, run, opts.Cwd, pr.places, st.TaskBranches)
 	}
 
+	g.setGate()
 	gitcmd.Mark("plan found")
 	g.names = branches.NewNames(run, p)
 	g.m = g.names.Match(st.TaskBranches)
@@ -812,6 +820,7 @@ func (g *gathering) searchLanded() (err error) {
 // addClaimProblems says what reading the remote's claims found.
 func (g *gathering) addClaimProblems() error {
 	g.rep.Problems = append(g.rep.Problems, g.st.claimProblems...)
+	g.oldClaimProblems()
 	if g.st.ClaimsErr != nil {
 		g.rep.Problems = append(g.rep.Problems, Problem{Kind: ProblemRemoteClaimsUnread,
 			Message: g.st.ClaimsErr.Error() + "; the claims shown are this repository's copies"})

@@ -58,6 +58,9 @@ func (r *renderer) path(p string) string {
 func (r *renderer) header() {
 	w, rep := r.w, r.rep
 	fmt.Fprintln(w, runLine(rep, rep.RunID, rep.Status.paint(r.style)))
+	if n := rep.versionNote(); n != "" {
+		fmt.Fprintln(w, r.style.Warn(n))
+	}
 	// Which copy of the plan and which base were read, and why when it is
 	// not the obvious one: a worktree other than the one the command runs
 	// in, a base other than the run's own local branch.

@@ -26,6 +26,9 @@ func RenderMarkdown(w io.Writer, rep *Report, rel string) {
 	// lowercase letters and underscores within a word, which Markdown
 	// reads as text.
 	fmt.Fprintf(w, "## %s\n\n", runLine(rep, mdText(rep.RunID), string(rep.Status)))
+	if n := rep.versionNote(); n != "" {
+		fmt.Fprintf(w, "> **%s**\n\n", mdText(n))
+	}
 	if rep.Plan != nil {
 		fmt.Fprintf(w, "Plan %s, base %s (%s).\n\n", mdCode(*rep.Plan), mdCode(rep.Base.Ref), ui.Short(rep.Base.Commit))
 	} else {

@@ -15,6 +15,9 @@ import (
 // worktrees when there are any (the full report lists them).
 func RenderShort(w io.Writer, rep *Report, style ui.Style) {
 	fmt.Fprintln(w, runLine(rep, rep.RunID, rep.Status.paint(style)))
+	if n := rep.versionNote(); n != "" {
+		fmt.Fprintln(w, style.Warn(n))
+	}
 	for _, ph := range rep.Phases {
 		fmt.Fprintln(w, shortPhaseLine(ph, style))
 	}

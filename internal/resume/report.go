@@ -27,6 +27,9 @@ type Report struct {
 	Plan          *string `json:"plan"`
 	// PlanSource says which copy of the plan was read (nil: none found).
 	PlanSource *PlanSource `json:"plan_source"`
+	// Tool is this binary against the versions the repository allows
+	// (absent when none is required).
+	Tool *ToolVersion `json:"tool,omitempty"`
 	// PlanSearched names where the plan was looked for when none was found.
 	PlanSearched []string `json:"plan_searched,omitempty"`
 	// NearPlans are plans of run ids one character from this one, whose

@@ -7,6 +7,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/progress"
 	"github.com/taskresume/git-taskresume/internal/ui"
+	"github.com/taskresume/git-taskresume/internal/version"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -67,6 +68,8 @@ type State struct {
 
 	Repo *gitcmd.Repo
 	Plan *plan.Plan
+	// Gate is this binary and the versions the repository allows.
+	Gate version.Gate
 	// planVersions are the committed versions of the plan this run went
 	// through, newest first, when its history was read (replan.go): a
 	// branch whose commits name another task was renumbered only when one

@@ -243,6 +243,7 @@ const (
 	ProblemClaimConflict        ProblemKind = "claim_conflict"
 	ProblemClaimNotRead         ProblemKind = "claim_not_read"
 	ProblemClaimAlias           ProblemKind = "claim_alias"
+	ProblemClaimOldVersion      ProblemKind = "claim_old_version"
 )
 
 // AllProblemKinds are the values of ProblemKind.
@@ -255,6 +256,6 @@ func AllProblemKinds() []ProblemKind {
 		ProblemStaleWorktree, ProblemLockedWorktree, ProblemUnreadableWorktree, ProblemUnknownWorktree,
 		ProblemUnreachableCommits, ProblemStoppedOperation, ProblemLiveWorktree, ProblemSharedWorktreeWork,
 		ProblemRemoteDiffers, ProblemRemoteBranchesUnread, ProblemRemoteAmbiguous, ProblemRemoteClaimsUnread, ProblemRemoteMoved,
-		ProblemClaimConflict, ProblemClaimNotRead, ProblemClaimAlias,
+		ProblemClaimConflict, ProblemClaimNotRead, ProblemClaimAlias, ProblemClaimOldVersion,
 	}
 }

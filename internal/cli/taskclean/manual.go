@@ -167,6 +167,10 @@ func Manual() *manpage.Page {
 					"Default `2m`. A value that is not a positive duration exits 2 before anything changes."},
 				manpage.Item{Tag: "`taskresume.base`", Text: "The ref own commits are counted against, as `--base` " +
 					"(see git-taskresume(1)): what is complete decides what is stale."},
+				manpage.Item{Tag: "`taskresume.minVersion`", Text: "The versions of git-taskclean the repository " +
+					"allows, a semver constraint, as for git-taskresume (with the plan's front matter " +
+					"`taskresume-version`): a version outside it cleans nothing, in every mode but `--backups`, " +
+					"and exits 2. A value that is not a constraint exits 2."},
 				manpage.Item{Tag: "`taskresume.plan`", Text: "Where the plan is, as `--plan`: a path relative to the " +
 					"top of the repository or `REV:PATH`, `{run}` standing for the run id (see git-taskresume(1))."},
 				manpage.Item{Tag: "`taskresume.remote`", Text: "The remote the run is read from and claims are " +

@@ -212,6 +212,13 @@ func Manual() *manpage.Page {
 				manpage.Item{Tag: "`taskresume.base`", Text: "The ref each task branch's own commits are counted " +
 					"against, as `--base REF`. It must name a commit, or the command exits 2. Unset: `<run>-main`, " +
 					"else `main`, else `master`, else `origin/HEAD`, `origin/main`, `origin/master`."},
+				manpage.Item{Tag: "`taskresume.minVersion`", Text: "The versions of git-taskresume the repository " +
+					"allows, a semver constraint (`>= 1.4, < 2`; a bare `1.4` is a minimum), as the plan's front matter " +
+					"`taskresume-version` says for its run; where both are set both hold. A version outside it still " +
+					"reports (its header says so) but `--claim`, `--renew`, `--release`, `--next` and `--exit-code` " +
+					"exit 2: \"this repository needs git-taskresume >= 1.4 (this is 1.2.0): upgrade\". A pre-release " +
+					"compares as its release; a development build is always allowed. A value that is not a " +
+					"constraint exits 2."},
 				manpage.Item{Tag: "`taskresume.plan`", Text: "Where the plan is, as `--plan`: a path relative to the " +
 					"top of the repository, or `REV:PATH`; `{run}` in it stands for the run id (`specs/{run}/plan.md`). " +
 					"A plan it names that cannot be read exits 2; in a bare repository a path names a file in `HEAD`. " +

@@ -80,6 +80,13 @@ func run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	if f := o.noPlanRefusal(); f != "" && st.Plan == nil {
 		return exit.BadInput("%s: %s", f, st.NoPlan())
 	}
+	if o.Mode.handsOut() || o.ExitCode {
+		// An older rule must not hand out work, nor pass a gate the
+		// newer one fails.
+		if err := st.VersionError(); err != nil {
+			return err
+		}
+	}
 	if o.Mode.handsOut() {
 		if err := st.HandOutError(o.Mode.String()); err != nil {
 			return err
