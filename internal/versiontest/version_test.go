@@ -124,6 +124,17 @@ func TestOldBinaryRefusesWhatWrites(t *testing.T) {
 		t.Errorf("JSON tool: %+v", rep.Tool)
 	}
 
+	// --check-plan says what the plan requires, and whether it allows
+	// this binary.
+	r = testbin.Must(t, testbin.Taskresume(a, old, "--check-plan", filepath.Join("specs", run, "plan.md")))
+	if !strings.Contains(r.Stdout, "\nneeds git-taskresume >= 1.4 (this is 1.2.0: not allowed: upgrade before resuming this run)\n") {
+		t.Errorf("--check-plan does not say the plan needs >= 1.4:\n%s", r.Stdout)
+	}
+	r = testbin.Must(t, testbin.Taskresume(a, cur, "--check-plan", filepath.Join("specs", run, "plan.md"), "--json"))
+	if !strings.Contains(r.Stdout, `"this": "1.5.0",`+"\n    \"allowed\": true") {
+		t.Errorf("--check-plan --json with 1.5.0:\n%s", r.Stdout)
+	}
+
 	// A worktree left by a crashed task, so that the clean has something
 	// to do, and a saved clean for --undo, --restore and --expire-backups,
 	// made by the allowed binary.
@@ -206,7 +217,7 @@ func TestConfigRequirement(t *testing.T) {
 	// A constraint that does not parse: one line naming the key, exit 2,
 	// for every command, the report too.
 	testbin.Git(t, a, "config", "taskresume.minVersion", "latest")
-	for _, c := range [][]string{{"taskresume", run}, {"taskclean", "--run", run, "--dry-run"}} {
+	for _, c := range [][]string{{"taskresume", run}, {"taskresume", "--list"}, {"taskclean", "--run", run, "--dry-run"}} {
 		r = testbin.Run(a, cur, "git", c...)
 		if r.Code != 2 || !strings.HasPrefix(r.Stderr, `error: git config taskresume.minVersion "latest" is not a version constraint`) || strings.Count(r.Stderr, "\n") != 1 {
 			t.Errorf("git %s with a bad constraint: exit %d %q", strings.Join(c, " "), r.Code, r.Stderr)

@@ -226,6 +226,7 @@ var documents = []struct{ typ, file, marker string }{
 	{"CheckedPhase", "cli/taskresume/checkplan.go", "- `--check-plan --json` `phases[]`:"},
 	{"CheckedTask", "cli/taskresume/checkplan.go", "- `--check-plan --json` `phases[].tasks[]`:"},
 	{"CheckedError", "cli/taskresume/checkplan.go", "- `--check-plan --json` `errors[]`"},
+	{"CheckedVersion", "cli/taskresume/checkplan.go", "- `--check-plan --json` `taskresume_version`:"},
 }
 
 // docs/JSON.md lists every field of these documents, and nothing else; and

@@ -16,6 +16,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/planfind"
 	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/ui"
+	"github.com/taskresume/git-taskresume/internal/version"
 )
 
 // CheckedPlan is what --check-plan read (its JSON document).
@@ -30,10 +31,13 @@ type CheckedPlan struct {
 	// line names the run (branch names are then unknown).
 	RunID *string `json:"run_id"`
 	// RunIDFrom: "plan", "directory" or "command_line".
-	RunIDFrom  string         `json:"run_id_from,omitempty"`
-	Phases     []CheckedPhase `json:"phases"`
-	TotalTasks int            `json:"total_tasks"`
-	Warnings   []string       `json:"warnings"`
+	RunIDFrom string `json:"run_id_from,omitempty"`
+	// TaskresumeVersion is the front matter's taskresume-version, and
+	// whether it allows this binary; absent when the plan sets none.
+	TaskresumeVersion *CheckedVersion `json:"taskresume_version,omitempty"`
+	Phases            []CheckedPhase  `json:"phases"`
+	TotalTasks        int             `json:"total_tasks"`
+	Warnings          []string        `json:"warnings"`
 	// Problems are what the report would also say about the plan's copies
 	// (plan_differs, plan_diverged).
 	Problems []resume.Problem `json:"problems"`
@@ -41,6 +45,16 @@ type CheckedPlan struct {
 	// none. A plan with errors is not read into phases: Phases is empty,
 	// TotalTasks 0 and RunID nil.
 	Errors []CheckedError `json:"errors"`
+}
+
+// CheckedVersion is the versions of the tool the plan allows.
+type CheckedVersion struct {
+	Constraint string `json:"constraint"`
+	Source     string `json:"source"`
+	// This is this binary's version; Allowed, whether the constraint
+	// allows it (a development build always).
+	This    string `json:"this"`
+	Allowed bool   `json:"allowed"`
 }
 
 // CheckedError is one error of the plan, at the line to fix.
@@ -287,6 +301,10 @@ func fill(out *CheckedPlan, p *plan.Plan, warns []plan.Warning) {
 	for _, w := range warns {
 		out.Warnings = append(out.Warnings, w.String())
 	}
+	if r := p.Requires; r != nil {
+		this := version.Get()
+		out.TaskresumeVersion = &CheckedVersion{Constraint: r.Constraint, Source: r.Source, This: this.Version, Allowed: r.Allows(this)}
+	}
 	for _, ph := range p.Phases {
 		cp := CheckedPhase{Number: ph.Number, Title: ph.Title, Mode: string(ph.Mode), ModeGiven: ph.ModeGiven,
 			Estimate: ph.Estimate, File: ph.Path, Line: ph.Line, Tasks: []CheckedTask{}}
@@ -340,6 +358,13 @@ func renderChecked(w io.Writer, out *CheckedPlan, cwd string) error {
 		fmt.Fprintf(w, "run %s (named by the plan's directory)\n", q(*out.RunID))
 	default:
 		fmt.Fprintf(w, "run %s (from the command line: the plan names none)\n", q(*out.RunID))
+	}
+	if v := out.TaskresumeVersion; v != nil {
+		verdict := "allowed"
+		if !v.Allowed {
+			verdict = "not allowed: upgrade before resuming this run"
+		}
+		fmt.Fprintf(w, "needs git-taskresume %s (this is %s: %s)\n", q(v.Constraint), q(v.This), verdict)
 	}
 	idW, titleW := 0, 0
 	for _, ph := range out.Phases {

@@ -107,6 +107,15 @@ func list(ctx context.Context, o Options, stdout io.Writer) error {
 	if err := resume.CheckRemote(ctx, repo, o.Remote); err != nil {
 		return err
 	}
+	// A required version that does not parse is the repository's, not
+	// one run's: one line, exit 2, rather than an error on every row.
+	cfg, err := repo.Config(ctx, "taskresume")
+	if err != nil {
+		return err
+	}
+	if _, err := resume.ConfigGate(cfg); err != nil {
+		return err
+	}
 	ids, err := runsOf(ctx, repo)
 	if err != nil {
 		return err
