@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/version"
 )
 
 // ErrNoneFree means every runnable task is held by someone else.
@@ -100,7 +101,7 @@ func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (claim *Claim, ag
 		}
 		host, _ := os.Hostname()
 		return &Claim{Task: id, Ref: Ref(req.Run, id), Commit: oid, Holder: req.Holder, Host: host, PID: os.Getpid(),
-			Since: req.Now.UTC(), Expires: req.Now.Add(req.TTL).UTC(), Remote: req.Remote}, false, nil
+			Since: req.Now.UTC(), Expires: req.Now.Add(req.TTL).UTC(), Remote: req.Remote, Version: version.Get().Version}, false, nil
 	}
 	return nil, false, ErrNoneFree
 }

@@ -132,6 +132,11 @@ func readBackups(ctx context.Context, repo *gitcmd.Repo, run string) ([]*Backup,
 
 // Backups lists the run's saved cleans.
 func Backups(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
+	// A listing is allowed to any version, but a required version that
+	// does not parse is refused by every command alike.
+	if _, err := configGate(ctx, repo); err != nil {
+		return nil, err
+	}
 	bs, err := readBackups(ctx, repo, opts.Run)
 	if err != nil {
 		return nil, err

@@ -28,7 +28,6 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
-	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/progress"
 	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/worktree"
@@ -202,16 +201,19 @@ func checkTasks(st *resume.State, opts Options) (map[string]bool, error) {
 
 // Run performs a clean (or its dry run). A real clean takes the run's lock
 // before it reads the state it acts on, so two cleans never act on the same
-// facts; bad input is refused before anything changes. The state read under
-// the lock checks the input before leftovers are recovered; a first clean
-// of the run checks it before the lock too, since taking the lock would
-// create the lock file.
+// facts; bad input is refused before anything changes. The input is
+// checked on a first read before the lock (taking it would create or
+// rewrite the lock file), and again on the state read under the lock,
+// before leftovers are recovered.
 func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) {
 	if opts.Budget == (worktree.Budget{}) {
 		opts.Budget = worktree.DefaultBudget
 	}
 	var err error
-	if !opts.DryRun && !lockFileExists(repo.CommonDir, opts.Run) {
+	// Read before the lock is taken, even when its file exists: a binary
+	// the repository does not allow must not even take the lock (it would
+	// keep an allowed clean waiting, and rewrite the lock file).
+	if !opts.DryRun {
 		pre, err := resume.Gather(ctx, repo, gatherOpts(opts, true))
 		if err != nil {
 			return nil, err
@@ -263,17 +265,6 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 		}
 	}
 	return res, nil
-}
-
-// lockFileExists says whether the run's lock file is there already (a
-// clean of the run ran before), so that taking the lock creates nothing.
-// An invalid run id has none: its path is not even looked at.
-func lockFileExists(commonDir, run string) bool {
-	if plan.ValidateRunID(run) != nil {
-		return false
-	}
-	fi, err := os.Lstat(lockPath(commonDir, run))
-	return err == nil && fi.Mode().IsRegular()
 }
 
 // cleaner carries one clean through its steps.

@@ -2,10 +2,12 @@ package clean
 
 import (
 	"context"
+	"errors"
 
 	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
+	"github.com/taskresume/git-taskresume/internal/version"
 )
 
 // checkVersion refuses --undo, --restore and --expire-backups when the
@@ -14,11 +16,7 @@ import (
 // gone (a whole run cleaned): git config's constraint always counts, the
 // plan's when the run's plan can still be read.
 func checkVersion(ctx context.Context, repo *gitcmd.Repo, opts Options) error {
-	cfg, err := repo.Config(ctx, "taskresume")
-	if err != nil {
-		return err
-	}
-	gate, err := resume.ConfigGate(cfg)
+	gate, err := configGate(ctx, repo)
 	if err != nil {
 		return err
 	}
@@ -26,8 +24,22 @@ func checkVersion(ctx context.Context, repo *gitcmd.Repo, opts Options) error {
 		return &exit.BadInputError{Msg: s}
 	}
 	st, err := resume.Gather(ctx, repo, gatherOpts(opts, true))
-	if err != nil {
-		return nil // no plan to read: the config's constraint stands alone
+	switch {
+	case errors.Is(err, resume.ErrUnknownRun):
+		return nil // the run is gone, plan and all: the config's constraint stands alone
+	case err != nil:
+		// Any other failure may hide the plan's constraint: the versions
+		// the run allows must be known before its saves are touched.
+		return err
 	}
 	return st.VersionError()
+}
+
+// configGate is the gate of git config taskresume.minVersion alone.
+func configGate(ctx context.Context, repo *gitcmd.Repo) (version.Gate, error) {
+	cfg, err := repo.Config(ctx, "taskresume")
+	if err != nil {
+		return version.Gate{}, err
+	}
+	return resume.ConfigGate(cfg)
 }

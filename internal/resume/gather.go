@@ -93,6 +93,8 @@ type gathering struct {
 	cfg map[string]string
 	// cfgRequires is git config taskresume.minVersion, read.
 	cfgRequires *version.Requirement
+	// otherRequires are the constraints of the plan's copies not read.
+	otherRequires []version.Requirement
 	// remotes are the configured remotes, as git spells them, and where
 	// each one's branches are.
 	remotes remoteSet
@@ -576,6 +578,7 @@ func (g *gathering) readPlan() error {
 		return err
 	}
 	p := pr.plan
+	g.otherRequires = pr.requires
 	g.p, g.planRepoPath, g.committed, g.sameCommitted = p, pr.repoPath, pr.committed, pr.sameCommitted
 	st.planLooked, st.planSuggest = pr.looked, pr.suggest
 	if p != nil {
@@ -607,8 +610,8 @@ func (g *gathering) readPlan() error {
 	// Branches only a remote not read holds make the run known: its
 	// report says why they are not read, rather than "unknown run".
 	if p == nil && len(st.TaskBranches) == 0 && st.MainBranch == nil && len(st.Unread) == 0 && !st.hasRunWorktree(g.wts, run) {
-		return exit.BadInput("unknown run %q: no branch %s* and %s (check the run id%s)", run, branches.TaskPrefix(run), noPlanHint(run, pr.looked, st),
-			didYouMean(nearRuns(g.ctx, g.repo, g.objs, run, pr.places, g.wts)))
+		return &exit.BadInputError{Err: ErrUnknownRun, Msg: fmt.Sprintf("unknown run %q: no branch %s* and %s (check the run id%s)", run, branches.TaskPrefix(run), noPlanHint(run, pr.looked, st),
+			didYouMean(nearRuns(g.ctx, g.repo, g.objs, run, pr.places, g.wts)))}
 	}
 	if p == nil {
 		// Branches with no plan of their own: a plan written under a near

@@ -15,6 +15,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/planfind"
 	"github.com/taskresume/git-taskresume/internal/ui"
+	"github.com/taskresume/git-taskresume/internal/version"
 	"github.com/taskresume/git-taskresume/internal/worktree"
 )
 
@@ -69,6 +70,24 @@ type planResult struct {
 	// places are where the plan was looked for (none when it was named):
 	// where the hints look for a near run's plan and for run ids.
 	places []planfind.Place
+	// requires are the version constraints of the copies not read (the
+	// ones that differ, the committed version of an edited copy, the
+	// run's own plan when --plan named another): a copy cannot be chosen,
+	// nor a plan named, to leave out the versions the run allows.
+	requires []version.Requirement
+}
+
+// addRequires keeps p's version constraint among res.requires.
+func (res *planResult) addRequires(p *plan.Plan) {
+	if p == nil || p.Requires == nil {
+		return
+	}
+	for _, r := range res.requires {
+		if r.Constraint == p.Requires.Constraint && r.Source == p.Requires.Source {
+			return
+		}
+	}
+	res.requires = append(res.requires, *p.Requires)
 }
 
 // committedPlan is a version of the plan in a commit.
@@ -101,11 +120,19 @@ func planOnTaskBranch(ctx context.Context, repo *gitcmd.Repo, run string, refs m
 // findPlan reads the plan named by --plan or taskresume.plan, or else looks
 // for it where orchestrators leave it.
 func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts Options, cfg map[string]string, refs map[string]gitcmd.Ref, wts []*worktree.Worktree, base BaseRef, worktreeDir string) (*planResult, error) {
-	if opts.PlanPath != "" {
-		return givenPlan(ctx, repo, opts, opts.PlanPath, "--plan", opts.Cwd)
+	var given *planResult
+	var err error
+	switch pat := cfg["taskresume.plan"]; {
+	case opts.PlanPath != "":
+		given, err = givenPlan(ctx, repo, opts, opts.PlanPath, "--plan", opts.Cwd)
+	case pat != "":
+		given, err = givenPlan(ctx, repo, opts, strings.ReplaceAll(pat, "{run}", opts.Run), "git config taskresume.plan", repo.TopLevel)
 	}
-	if pat := cfg["taskresume.plan"]; pat != "" {
-		return givenPlan(ctx, repo, opts, strings.ReplaceAll(pat, "{run}", opts.Run), "git config taskresume.plan", repo.TopLevel)
+	if given != nil || err != nil {
+		if err == nil {
+			given.requires = foundRequires(ctx, repo, objs, opts.Run, refs, wts, base, worktreeDir)
+		}
+		return given, err
 	}
 	places, err := planPlaces(ctx, repo, opts.Run, refs, wts, base, worktreeDir)
 	if err != nil {
@@ -132,6 +159,10 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts
 	res.sameCommitted = found.SameCommitted
 	if h := c.Head; h != nil {
 		res.committed = &committedPlan{plan: h.Plan, commit: h.Commit, path: h.RepoPaths[0]}
+		res.addRequires(h.Plan)
+	}
+	for _, d := range found.Differs {
+		res.addRequires(d.Plan)
 	}
 	src := &PlanSource{Name: c.Name, Files: c.RepoPaths, Uncommitted: c.Uncommitted, Commit: c.Commit}
 	if c.Place.Dir != "" {
@@ -156,6 +187,31 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts
 		}
 	}
 	return res, nil
+}
+
+// foundRequires is the version constraints of the run's own plan, in every
+// copy found where it is looked for, when --plan or taskresume.plan named
+// the plan read: naming a plan must not leave out the versions the run
+// allows. Nothing found, or a copy that does not parse, adds nothing: the
+// plan named is the one read.
+func foundRequires(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run string, refs map[string]gitcmd.Ref, wts []*worktree.Worktree, base BaseRef, worktreeDir string) []version.Requirement {
+	places, err := planPlaces(ctx, repo, run, refs, wts, base, worktreeDir)
+	if err != nil {
+		return nil
+	}
+	found, err := planfind.Find(ctx, repo, objs, run, places)
+	if err != nil || found.Copy == nil || found.Copy.Err != nil {
+		return nil
+	}
+	res := &planResult{}
+	res.addRequires(found.Copy.Plan)
+	if h := found.Copy.Head; h != nil {
+		res.addRequires(h.Plan)
+	}
+	for _, d := range found.Differs {
+		res.addRequires(d.Plan)
+	}
+	return res.requires
 }
 
 // planPlaces lists where a run's plan may be, newest-first by nature:

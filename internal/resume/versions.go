@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -14,6 +15,11 @@ import (
 // read changes nothing, and its header says so), but refuses whatever
 // writes or hands out work: the claims, --next, the --exit-code gate and
 // every clean. docs/MANY-MACHINES.md, "Which versions a repository allows".
+
+// ErrUnknownRun is wrapped by the error of a run with neither a plan nor
+// anything else of its own: the modes that may act on a run already gone
+// (the clean's --undo, --restore, --expire-backups) test for it.
+var ErrUnknownRun = errors.New("unknown run")
 
 // ToolVersion is this binary against the versions the repository allows,
 // in the report: present only when a version is required.
@@ -64,6 +70,11 @@ func (g *gathering) setGate() {
 	if st.Plan != nil && st.Plan.Requires != nil {
 		st.Gate.Requires = append(st.Gate.Requires, *st.Plan.Requires)
 	}
+	for _, r := range g.otherRequires {
+		if p := st.Plan; p == nil || p.Requires == nil || p.Requires.Constraint != r.Constraint || p.Requires.Source != r.Source {
+			st.Gate.Requires = append(st.Gate.Requires, r)
+		}
+	}
 	if len(st.Gate.Requires) == 0 {
 		return
 	}
@@ -96,7 +107,9 @@ func (g *gathering) oldClaimProblems() {
 	sort.Strings(ids)
 	for _, id := range ids {
 		c := st.Claims[id]
-		if c.Expired {
+		// A symbolic ref on the remote is no claim of any version: it is
+		// claim_alias already.
+		if c.Expired || c.Alias != "" {
 			continue
 		}
 		for _, r := range st.Gate.Requires {

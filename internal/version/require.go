@@ -38,9 +38,18 @@ func ParseRequirement(text, source string) (Requirement, error) {
 	}
 	c, err := semver.NewConstraint(s)
 	if err != nil {
-		return Requirement{}, fmt.Errorf("%s %q is not a version constraint (%v): write it as \">= 1.4\" or \">= 1.4, < 2\"", source, text, err)
+		return Requirement{}, fmt.Errorf("%s %q is not a version constraint: write it as \">= 1.4\" or \">= 1.4, < 2\"", source, clip(text))
 	}
 	return Requirement{Constraint: s, Source: source, c: c}, nil
+}
+
+// clip cuts a value quoted in a message: a hostile plan or config must not
+// make a line of kilobytes.
+func clip(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:57]) + "..."
+	}
+	return s
 }
 
 // Allows reports whether the constraint allows the binary: a development
@@ -106,13 +115,8 @@ func (g Gate) Refusal() string {
 		return ""
 	}
 	what := "install a version it allows"
-	if v := g.This.Semver(); v != nil {
-		for _, up := range []semver.Version{v.IncPatch(), v.IncMinor(), v.IncMajor(), *semver.New(v.Major()+100, 0, 0, "", "")} {
-			if r.c.Check(&up) {
-				what = "upgrade"
-				break
-			}
-		}
+	if v := g.This.Semver(); v != nil && r.allowsAbove(v) {
+		what = "upgrade"
 	}
 	return fmt.Sprintf("this repository needs git-taskresume %s (this is %s): %s (%s)", r.Constraint, g.This.Version, what, r.Source)
 }
@@ -132,4 +136,25 @@ func (g Gate) Note() string {
 		return fmt.Sprintf("development build %s: the repository's required version (%s) is not checked", g.This.Version, strings.Join(cs, "; "))
 	}
 	return ""
+}
+
+// allowsAbove reports whether some version newer than v is allowed: then
+// the way out is to upgrade. The candidates are the versions the
+// constraint names (its bounds: "1.4" of ">= 1.4, < 2", as 1.4.0) and the
+// next patch, minor and major of each and of v.
+func (r Requirement) allowsAbove(v *semver.Version) bool {
+	cands := []*semver.Version{v}
+	for _, f := range strings.FieldsFunc(r.Constraint, func(c rune) bool { return !(c == '.' || c >= '0' && c <= '9') }) {
+		if n, err := semver.NewVersion(strings.Trim(f, ".")); err == nil {
+			cands = append(cands, n)
+		}
+	}
+	for _, c := range cands {
+		for _, up := range []semver.Version{*c, c.IncPatch(), c.IncMinor(), c.IncMajor()} {
+			if up.GreaterThan(v) && r.c.Check(&up) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -83,7 +83,7 @@ func resolve(stamp string, bi *debug.BuildInfo) Info {
 			}
 		}
 	}
-	if v, ok := release(stamp); ok {
+	if v, ok := readStamp(stamp); ok {
 		info.Version, info.From = v, FromStamp
 		return info
 	}
@@ -132,6 +132,25 @@ func release(s string) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// readStamp reads a link-time stamp as a release: strictly semver, or a
+// version semver can read loosely ("v1.4", "1.4") written out in full
+// ("1.4.0"), so that a packager's short stamp is the release it names
+// rather than a development build every repository allows.
+func readStamp(s string) (string, bool) {
+	if v, ok := release(s); ok {
+		return v, true
+	}
+	s = strings.TrimSpace(s)
+	if s == "" || strings.ContainsAny(s, " \t") {
+		return "", false
+	}
+	v, err := semver.NewVersion(s)
+	if err != nil {
+		return "", false
+	}
+	return v.String(), true
 }
 
 // isPseudo reports whether v is a Go pseudo-version (v0.0.0-20261128120000-

@@ -35,6 +35,8 @@ func TestResolve(t *testing.T) {
 		{"checkout without tags", "", build("(devel)", "vcs.revision", rev), "dev+0123456789ab", true, FromCheckout},
 		{"no vcs", "", build("(devel)"), "dev", true, FromCheckout},
 		{"stamp not a version", "v1.2.0-3-gabcdef-dirty-x y", build("(devel)", "vcs.revision", rev), "dev+0123456789ab", true, FromCheckout},
+		{"short stamp", "v1.4", build("(devel)"), "1.4.0", false, FromStamp},
+		{"stamp of a word", "unknown", build("(devel)"), "dev", true, FromCheckout},
 		{"nothing", "", nil, "dev", true, FromUnknown},
 	} {
 		got := resolve(c.stamp, c.bi)
@@ -95,13 +97,13 @@ func TestRequirement(t *testing.T) {
 }
 
 func TestParseRequirementErrors(t *testing.T) {
-	for _, text := range []string{"", "  ", "latest", ">= one", "1.4 <", ">=1.4,,"} {
+	for _, text := range []string{"", "  ", "latest", ">= one", "1.4 <", ">=1.4,,", strings.Repeat(">= 1.4 ", 1000) + "x"} {
 		_, err := ParseRequirement(text, "plan.md:3")
 		if err == nil {
 			t.Errorf("%q parsed", text)
 			continue
 		}
-		if msg := err.Error(); !strings.HasPrefix(msg, "plan.md:3 ") || strings.Contains(msg, "\n") {
+		if msg := err.Error(); !strings.HasPrefix(msg, "plan.md:3 ") || strings.Contains(msg, "\n") || len(msg) > 200 {
 			t.Errorf("%q: error %q does not start with its source on one line", text, msg)
 		}
 	}
@@ -136,6 +138,19 @@ func TestRefusal(t *testing.T) {
 	g = Gate{This: rel("2.1.0"), Requires: []Requirement{min, max}}
 	if got := g.Refusal(); !strings.Contains(got, "needs git-taskresume >= 1.4, < 2 (this is 2.1.0): install a version it allows (plan.md:2)") {
 		t.Errorf("refusal above the bound: %q", got)
+	}
+	// Below a bounded range, and below caret and tilde ranges: upgrade.
+	for _, c := range []string{">= 1.4, < 2", "^1.4", "~1.4", "1.4.x", ">1.3.5 <1.3.9"} {
+		r, err := ParseRequirement(c, "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := (Gate{This: rel("1.2.0"), Requires: []Requirement{r}}).Refusal(); !strings.Contains(got, "(this is 1.2.0): upgrade (k)") {
+			t.Errorf("%q with 1.2.0: %q", c, got)
+		}
+		if got := (Gate{This: rel("3.0.0"), Requires: []Requirement{r}}).Refusal(); !strings.Contains(got, "(this is 3.0.0): install a version it allows (k)") {
+			t.Errorf("%q with 3.0.0: %q", c, got)
+		}
 	}
 	g = Gate{This: rel("1.5.0"), Requires: []Requirement{min, max}}
 	if g.Refusal() != "" || g.Note() != "" || !g.Allowed() {

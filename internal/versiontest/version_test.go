@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taskresume/git-taskresume/internal/testbin"
 )
@@ -290,5 +291,147 @@ func TestOldClaims(t *testing.T) {
 	r := testbin.Must(t, testbin.Taskresume(b, with("1.5.0"), run, "--remote", "origin"))
 	if !strings.Contains(r.Stdout, "claim_old_version") {
 		t.Errorf("the report does not name the old claims:\n%s", r.Stdout)
+	}
+}
+
+// TestBackupModesReadThePlan: --undo, --restore and --expire-backups
+// refuse under the plan's constraint even when the report fails for
+// another reason (here a taskresume.base naming nothing), and refuse a
+// plan constraint that does not parse; only a run that is gone altogether
+// leaves git config's constraint alone.
+func TestBackupModesReadThePlan(t *testing.T) {
+	_, a, _ := origin(t, `taskresume-version: ">= 1.4"`)
+	old, cur := with("1.2.0"), with("1.5.0")
+	wt := filepath.Join(a, ".worktrees", "2-2")
+	testbin.Git(t, a, "worktree", "add", "-q", "-b", run+"-task-2-2-orders", wt, "origin/"+run+"-main")
+	testbin.WriteFile(t, filepath.Join(wt, "wip.txt"), "half done\n")
+	testbin.Must(t, testbin.Taskclean(a, cur, "--run", run))
+	testbin.Git(t, a, "config", "taskresume.base", "no-such-ref")
+	for _, c := range [][]string{{"--restore", "2.2"}, {"--undo"}, {"--expire-backups", "0s"}} {
+		r := testbin.Taskclean(a, old, append([]string{"--run", run}, c...)...)
+		if r.Code != 2 || testbin.Exists(filepath.Join(wt, "wip.txt")) {
+			t.Errorf("1.2.0 %s with a broken taskresume.base: exit %d %q", c[0], r.Code, r.Stderr)
+		}
+	}
+	if n := testbin.Git(t, a, "for-each-ref", "--count=1", "refs/taskclean/"); n == "" {
+		t.Error("a refused --expire-backups deleted the saves")
+	}
+
+	_, b, _ := origin(t, "taskresume-version: soon")
+	for _, c := range [][]string{{"--expire-backups", "1000d"}, {"--undo"}, {"--backups"}} {
+		r := testbin.Taskclean(b, cur, append([]string{"--run", run}, c...)...)
+		if c[0] == "--backups" {
+			// A listing reads no plan: allowed, whatever the plan says.
+			if r.Code != 0 {
+				t.Errorf("--backups with a plan constraint that does not parse: exit %d %q", r.Code, r.Stderr)
+			}
+			continue
+		}
+		if c[0] == "--undo" {
+			continue // nothing to undo: that refusal comes first
+		}
+		if r.Code != 2 || !strings.Contains(r.Stderr, "plan.md:3: taskresume-version \"soon\"") {
+			t.Errorf("%s with a plan constraint that does not parse: exit %d %q", c[0], r.Code, r.Stderr)
+		}
+	}
+	testbin.Git(t, b, "config", "taskresume.minVersion", "latest")
+	if r := testbin.Taskclean(b, cur, "--run", run, "--backups"); r.Code != 2 || !strings.Contains(r.Stderr, "git config taskresume.minVersion") {
+		t.Errorf("--backups with a config constraint that does not parse: exit %d %q", r.Code, r.Stderr)
+	}
+
+	// The whole run cleaned and its plan gone: --undo reads git config's
+	// constraint alone, and it holds.
+	_, c, _ := origin(t, "")
+	wt = filepath.Join(c, ".worktrees", "2-2")
+	testbin.Git(t, c, "worktree", "add", "-q", "-b", run+"-task-2-2-orders", wt, "origin/"+run+"-main")
+	testbin.WriteFile(t, filepath.Join(wt, "wip.txt"), "half done\n")
+	testbin.Must(t, testbin.Taskclean(c, cur, "--run", run, "--all"))
+	for _, b := range strings.Fields(testbin.Git(t, c, "for-each-ref", "--format=%(refname)", "refs/remotes/origin/"+run+"-*")) {
+		testbin.Git(t, c, "update-ref", "-d", b)
+	}
+	testbin.Git(t, c, "rm", "-q", "-r", "specs")
+	testbin.Git(t, c, "commit", "-q", "-m", "drop the plan")
+	testbin.Git(t, c, "config", "taskresume.minVersion", ">= 1.4")
+	if r := testbin.Taskclean(c, old, "--run", run, "--undo"); r.Code != 2 || r.Stderr != "error: "+need+" (git config taskresume.minVersion)\n" {
+		t.Errorf("1.2.0 --undo of a run gone: exit %d %q", r.Code, r.Stderr)
+	}
+	testbin.Must(t, testbin.Taskclean(c, cur, "--run", run, "--undo"))
+}
+
+// TestEveryCopyOfThePlanCounts: the constraint of a copy of the plan the
+// report does not read (a diverged copy, the run's own plan when --plan
+// names another) holds all the same: no copy can be chosen to leave it out.
+func TestEveryCopyOfThePlanCounts(t *testing.T) {
+	root := t.TempDir()
+	work := filepath.Join(root, "work")
+	testbin.Git(t, "", "init", "-q", "-b", "main", work)
+	p := filepath.Join(work, "specs", run, "plan.md")
+	testbin.WriteFile(t, p, plan(""))
+	testbin.Git(t, work, "add", "-A")
+	testbin.Git(t, work, "commit", "-q", "-m", "Add plan for run "+run)
+	testbin.Git(t, work, "branch", run+"-main")
+	testbin.WriteFile(t, p, plan(`taskresume-version: ">= 1.4"`))
+	testbin.Must(t, testbin.Run(work, []string{"GIT_COMMITTER_DATE=2026-01-01T00:00:00Z"}, "git", "commit", "-q", "-am", "require 1.4"))
+	testbin.Git(t, work, "checkout", "-q", run+"-main")
+	testbin.WriteFile(t, p, plan("")+"\nMore detail.\n")
+	testbin.Must(t, testbin.Run(work, []string{"GIT_COMMITTER_DATE=2026-06-01T00:00:00Z"}, "git", "commit", "-q", "-am", "detail"))
+	testbin.Git(t, work, "checkout", "-q", "main")
+	if r := testbin.Taskresume(work, with("1.2.0"), run, "--next"); r.Code != 2 || !strings.Contains(r.Stderr, need) {
+		t.Errorf("1.2.0 --next where main's copy of the plan requires >= 1.4: exit %d %q %q", r.Code, r.Stdout, r.Stderr)
+	}
+	testbin.Must(t, testbin.Taskresume(work, with("1.5.0"), run, "--next"))
+
+	other := filepath.Join(root, "plan-without.md")
+	testbin.WriteFile(t, other, plan(""))
+	for _, args := range [][]string{{"--plan", other}, {"--plan", run + "-main:specs/" + run + "/plan.md"}} {
+		r := testbin.Taskresume(work, with("1.2.0"), append([]string{run, "--next"}, args...)...)
+		if r.Code != 2 || !strings.Contains(r.Stderr, need) {
+			t.Errorf("1.2.0 --next %s: exit %d %q %q", strings.Join(args, " "), r.Code, r.Stdout, r.Stderr)
+		}
+	}
+}
+
+// TestRefusedCleanTakesNoLock: a clean refused for its version does not
+// take the run's lock (an allowed clean would wait for it) nor rewrite
+// the lock file.
+func TestRefusedCleanTakesNoLock(t *testing.T) {
+	_, a, _ := origin(t, `taskresume-version: ">= 1.4"`)
+	testbin.Must(t, testbin.Taskclean(a, with("1.5.0"), "--run", run)) // makes the lock file
+	lock := filepath.Join(a, ".git", "taskclean-"+run+".lock")
+	before, err := os.Stat(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := before.ModTime().Add(-time.Hour)
+	if err := os.Chtimes(lock, old, old); err != nil {
+		t.Fatal(err)
+	}
+	r := testbin.Taskclean(a, with("1.2.0"), "--run", run)
+	if r.Code != 2 {
+		t.Fatalf("1.2.0 clean: exit %d %q", r.Code, r.Stderr)
+	}
+	if after, err := os.Stat(lock); err != nil || !after.ModTime().Equal(old) {
+		t.Errorf("the refused clean touched the lock file: %v", err)
+	}
+}
+
+// TestAliasClaimIsNoOldVersion: a claim ref that is a symbolic ref on the
+// remote is claim_alias, not a claim of an old version.
+func TestAliasClaimIsNoOldVersion(t *testing.T) {
+	bare, _, b := origin(t, `taskresume-version: ">= 1.4"`)
+	testbin.Git(t, bare, "symbolic-ref", "refs/taskclaims/"+run+"/2.1", "refs/heads/main")
+	r := testbin.Must(t, testbin.Taskresume(b, with("1.5.0"), run, "--remote", "origin"))
+	if strings.Contains(r.Stdout, "claim_old_version") || !strings.Contains(r.Stdout, "claim_alias") {
+		t.Errorf("an alias claim:\n%s", r.Stdout)
+	}
+}
+
+// TestClaimJSONCarriesVersion: --claim --json gives the version its claim
+// records.
+func TestClaimJSONCarriesVersion(t *testing.T) {
+	_, a, _ := origin(t, "")
+	r := testbin.Must(t, testbin.Taskresume(a, with("1.5.0"), run, "--claim", "--remote", "origin", "--json"))
+	if !strings.Contains(r.Stdout, `"version": "1.5.0"`) {
+		t.Errorf("--claim --json:\n%s", r.Stdout)
 	}
 }
