@@ -10,6 +10,7 @@ import (
 	"io"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -17,6 +18,7 @@ import (
 	"github.com/taskresume/git-taskresume/internal/exit"
 	"github.com/taskresume/git-taskresume/internal/manpage"
 	"github.com/taskresume/git-taskresume/internal/ui"
+	"github.com/taskresume/git-taskresume/internal/version"
 )
 
 // Permute moves flags before positional arguments, so that
@@ -150,12 +152,64 @@ func (cmd Command) early(args, permuted []string, stdout io.Writer) (bool, error
 			}
 		case "--version", "-version":
 			if _, ok := known["version"]; ok {
-				_, err := fmt.Fprintf(stdout, "%s %s\n", cmd.App.Name, cmd.App.Version)
-				return true, err
+				return true, cmd.printVersion(permuted, stdout)
 			}
 		}
 	}
 	return false, nil
+}
+
+// printVersion answers --version: "<name> <version>", one line that a
+// script can cut, or with --json the version.Info object and the name. The
+// other flags beside --version are ignored, as git ignores them beside its
+// own: nothing runs, so they cannot change what is printed (an unknown flag
+// was refused before this).
+func (cmd Command) printVersion(permuted []string, stdout io.Writer) error {
+	asJSON, err := boolFlag(permuted, "json")
+	if err != nil {
+		return err
+	}
+	info := version.Get()
+	if !asJSON {
+		_, err := fmt.Fprintf(stdout, "%s %s\n", cmd.App.Name, info.Version)
+		return err
+	}
+	doc, err := info.JSON(cmd.App.Name)
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(append(doc, '\n'))
+	return err
+}
+
+// boolFlag is the value of boolean flag name among the flags (up to "--"),
+// as the flag package reads it: the last occurrence wins, "--name" alone
+// is true, "--name=false" false.
+func boolFlag(permuted []string, name string) (bool, error) {
+	on := false
+	for _, a := range permuted {
+		if a == "--" {
+			break
+		}
+		n, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if n != name || !strings.HasPrefix(a, "-") {
+			continue
+		}
+		if !hasValue {
+			on = true
+			continue
+		}
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			dashes := "--"
+			if len(name) == 1 {
+				dashes = "-"
+			}
+			return false, exit.BadInput("%s%s %q: want true or false (or the flag alone)", dashes, name, value)
+		}
+		on = b
+	}
+	return on, nil
 }
 
 // unknownFlag is the error for flag a as the user typed it, naming the

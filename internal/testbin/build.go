@@ -86,23 +86,31 @@ func Main(m *testing.M, o Options) int {
 	return m.Run()
 }
 
-// build builds every command of cmd/ into bin.
-func build(bin string) error {
+// buildEnv is the environment of the go command: the caller's, read before
+// Main moves HOME (the build cache and go env file live under the real
+// one), but for what Dropped names: the go command runs git for its
+// version stamp, which a hook's GIT_DIR would misdirect.
+var buildEnv []string
+
+// build builds every command of cmd/ into bin, with go build's flags.
+func build(bin string, flags ...string) error {
+	if buildEnv == nil {
+		for _, kv := range os.Environ() {
+			if k, _, _ := strings.Cut(kv, "="); !Dropped(k) {
+				buildEnv = append(buildEnv, kv)
+			}
+		}
+	}
 	root, err := moduleRoot()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./cmd/...")
+	args := append(append([]string{"build"}, flags...), "-o", bin+string(filepath.Separator), "./cmd/...")
+	cmd := exec.Command("go", args...)
 	cmd.Dir = root
-	// The caller's environment but for what Dropped names: the go command
-	// runs git for its version stamp, which a hook's GIT_DIR would misdirect.
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); !Dropped(k) {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
+	cmd.Env = buildEnv
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./cmd/...: %v\n%s", err, out)
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	for _, name := range []string{"git-taskresume", "git-taskclean"} {
 		if _, err := os.Stat(filepath.Join(bin, name)); err != nil {
@@ -112,9 +120,38 @@ func build(bin string) error {
 	return nil
 }
 
+// Build builds both commands again, with go build's flags (an -ldflags
+// stamp, -buildvcs=true), into a directory of the test's, and returns it:
+// for the tests of what a release, go install or a checkout build says it
+// is. Only Main's package may call it (it builds in Main's environment).
+func Build(t testing.TB, flags ...string) string {
+	t.Helper()
+	if buildEnv == nil {
+		t.Fatal("testbin.Build before testbin.Main")
+	}
+	bin := t.TempDir()
+	if err := build(bin, flags...); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// ModuleRoot is the directory of go.mod: the checkout the commands are
+// built from.
+func ModuleRoot(t testing.TB) string {
+	t.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
 // moduleRoot is the directory of go.mod, wherever the test runs.
 func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
+	cmd := exec.Command("go", "env", "GOMOD")
+	cmd.Env = buildEnv // nil, the process's, before the first build
+	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOMOD: %v", err)
 	}

@@ -3,6 +3,7 @@ package taskclean
 import (
 	"github.com/taskresume/git-taskresume/internal/cliutil"
 	"github.com/taskresume/git-taskresume/internal/manpage"
+	"github.com/taskresume/git-taskresume/internal/version"
 )
 
 // Manual is the command's manual: -h, `git taskclean help`, --help run
@@ -18,7 +19,9 @@ func Manual() *manpage.Page {
 		},
 		Brief: "Remove a crashed run's stale worktrees and the branches of tasks to run again, saving " +
 			"it all first under refs/taskclean/<run>/ for --undo and --restore.",
-		Version: Version,
+		// One version for --version, --version --json and the page's
+		// footer: a release's stamp, the module's tag, else dev+<commit>.
+		Version: version.Get().Version,
 		Sections: []manpage.Section{
 			{Title: "DESCRIPTION", Blocks: []manpage.Block{
 				manpage.Para("Without `--task` or `--all`, git taskclean removes the run's stale worktrees: those whose " +

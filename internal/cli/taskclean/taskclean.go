@@ -22,9 +22,6 @@ import (
 	"github.com/taskresume/git-taskresume/internal/ui"
 )
 
-// Version is set at build time by install.sh.
-var Version = "dev"
-
 // App returns the command definition; Manual documents every flag.
 func App(stdout io.Writer) *cli.App {
 	flags := slices.Concat(

@@ -3,6 +3,7 @@ package taskresume
 import (
 	"github.com/taskresume/git-taskresume/internal/cliutil"
 	"github.com/taskresume/git-taskresume/internal/manpage"
+	"github.com/taskresume/git-taskresume/internal/version"
 )
 
 // Manual is the command's manual: -h, `git taskresume help`, --help run
@@ -20,7 +21,9 @@ func Manual() *manpage.Page {
 		},
 		Brief: "Where a crashed plan run stopped, from git alone: tasks done, tasks runnable, stale " +
 			"worktrees. <read options> are --base, --plan, --from-phase and --remote.",
-		Version: Version,
+		// One version for --version, --version --json and the page's
+		// footer: a release's stamp, the module's tag, else dev+<commit>.
+		Version: version.Get().Version,
 		Sections: []manpage.Section{
 			{Title: "DESCRIPTION", Blocks: []manpage.Block{
 				manpage.Para("AI agents and CI pipelines run a plan, each task in its own git worktree; a finished task leaves " +
