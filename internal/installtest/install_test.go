@@ -21,6 +21,9 @@ import (
 // that .goreleaser.yaml declares.
 const version = "9.8.7"
 
+// stampVar is the variable a release stamps: internal/version's.
+const stampVar = "github.com/taskresume/git-taskresume/internal/version.stamped"
+
 var commands = []string{"git-taskresume", "git-taskclean"}
 
 // toolsWithoutGo are the only programs on PATH while install.sh runs: the
@@ -68,14 +71,18 @@ func releaseLdflags(t *testing.T, root string) []string {
 			t.Errorf(".goreleaser.yaml lacks %q: the archive this test builds no longer matches the release's; update both", want)
 		}
 	}
-	var flags []string
-	for _, m := range regexp.MustCompile(`-X (\S+)=\{\{ \.Version \}\}`).FindAllStringSubmatch(config, -1) {
-		flags = append(flags, "-X "+m[1]+"="+version)
+	// The builds' ldflags (a YAML list item) and the man-page hook's
+	// `go run -ldflags` must stamp the same variable: the page's footer
+	// names the version, and the hook's binary is not the release's.
+	builds := regexp.MustCompile(`(?m)^\s*- -X (\S+)=\{\{ \.Version \}\}$`).FindAllStringSubmatch(config, -1)
+	if len(builds) != 1 || builds[0][1] != stampVar {
+		t.Fatalf(".goreleaser.yaml's ldflags stamp %q, want one -X of %s (both builds share the list)", builds, stampVar)
 	}
-	if len(flags) != len(commands) {
-		t.Fatalf(".goreleaser.yaml stamps %d version variables, want one per command (%d): %q", len(flags), len(commands), flags)
+	hook := regexp.MustCompile(`go run -ldflags "-X (\S+)=\{\{ \.Version \}\}" \./cmd/\$c --man`).FindStringSubmatch(config)
+	if hook == nil || hook[1] != stampVar {
+		t.Errorf(".goreleaser.yaml's man-page hook does not run `go run -ldflags \"-X %s={{ .Version }}\" ./cmd/$c --man`: its pages would name another version than the binaries", stampVar)
 	}
-	return flags
+	return []string{"-X " + stampVar + "=" + version}
 }
 
 func run(t *testing.T, dir string, env []string, name string, args ...string) string {
@@ -323,6 +330,9 @@ func checkInstalled(t *testing.T, stage, prefix, path string) {
 		if !bytes.Contains(page, []byte(".TH ")) || !bytes.Equal(page, readFile(t, filepath.Join(stage, "man", c+".1"))) {
 			t.Errorf("man page of %s is not the archive's roff page", c)
 		}
+		if footer := fmt.Sprintf(`"%s %s"`, c, version); !bytes.Contains(page, []byte(footer)) {
+			t.Errorf("man page of %s does not name %s in its footer", c, footer)
+		}
 	}
 	completions, _ := filepath.Glob(filepath.Join(stage, "completion", "*"))
 	for _, c := range completions {
@@ -348,7 +358,7 @@ func checkInstalled(t *testing.T, stage, prefix, path string) {
 		t.Errorf("git taskclean -h printed no usage:\n%s", out)
 	}
 	for _, c := range commands {
-		if out := run(t, t.TempDir(), env, filepath.Join(prefix, "bin", c), "--version"); !strings.Contains(out, version) {
+		if out := run(t, t.TempDir(), env, filepath.Join(prefix, "bin", c), "--version"); out != c+" "+version+"\n" {
 			t.Errorf("%s --version = %q, want the release's version %s", c, out, version)
 		}
 	}
