@@ -9,7 +9,10 @@
 # releases that do not hand `git taskresume` to git-taskresume's completion).
 #
 #   ./install.sh                   in a source checkout (go.mod beside this
-#                                  script): builds with Go; needs Go and git
+#                                  script): builds with Go; needs Go and git.
+#                                  The commands say the release tag they are
+#                                  built at (a clean checkout of v1.4.0 says
+#                                  1.4.0), else dev+<commit>
 #   ./install.sh ARCHIVE.tar.gz    from a release archive
 #   ./install.sh --archive ARCHIVE.tar.gz
 #                                  (git-taskresume_<version>_<os>_<arch>.tar.gz);
@@ -200,12 +203,23 @@ else
     command -v "$tool" >/dev/null || die "$tool is not installed; install it and rerun ./install.sh"
   done
 
-  version=$(git -C "$here" describe --always --dirty 2>/dev/null || echo dev)
-  mod=github.com/taskresume/git-taskresume/internal/cli
+  # The version is stamped only at a release: HEAD exactly at a v* tag and
+  # a clean work tree (a tag that is not a version of three numbers is
+  # ignored by the binary). Any other checkout is stamped with nothing and
+  # says dev+<commit> (.dirty with changes) from the build's own VCS record:
+  # -buildvcs=auto on the command line undoes a -buildvcs=false in GOFLAGS.
+  ldflags=
+  if tag=$(git -C "$here" describe --exact-match --tags --match 'v[0-9]*' 2>/dev/null) &&
+    [ -z "$(git -C "$here" status --porcelain)" ]; then
+    ldflags="-X github.com/taskresume/git-taskresume/internal/version.stamped=$tag"
+  fi
   mkdir -p "$bindir" "$mandir"
 
-  (cd "$here" && GOBIN="$bindir" go install \
-    -ldflags "-X $mod/taskresume.Version=$version -X $mod/taskclean.Version=$version" ./cmd/...)
+  (cd "$here" && GOBIN="$bindir" go install -buildvcs=auto -ldflags "$ldflags" ./cmd/...)
+
+  # What the binary says it is, as --version prints it.
+  version=$("$bindir/git-taskresume" --version)
+  version=${version#git-taskresume }
 
   for cmd in "${cmds[@]}"; do
     "$bindir/$cmd" --man > "$mandir/$cmd.1"

@@ -265,9 +265,15 @@ type result struct {
 // install runs script with args, PREFIX=prefix and PATH=path only.
 func install(t *testing.T, dir, path, prefix, script string, args ...string) result {
 	t.Helper()
+	return installEnv(t, dir, []string{"PATH=" + path, "HOME=" + t.TempDir(), "PREFIX=" + prefix, "LC_ALL=C"}, script, args...)
+}
+
+// installEnv runs script with args and the environment env only.
+func installEnv(t *testing.T, dir string, env []string, script string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(script, args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + path, "HOME=" + t.TempDir(), "PREFIX=" + prefix, "LC_ALL=C"}
+	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
