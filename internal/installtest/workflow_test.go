@@ -59,3 +59,23 @@ func TestCIWorkflow(t *testing.T) {
 		t.Errorf("ci.yml's mermaid-cli cache key does not name the version .ci/run pins (%s)", m[1])
 	}
 }
+
+// TestReleaseWorkflow: the release workflow refuses a tag that is not a
+// version before goreleaser builds from it.
+func TestReleaseWorkflow(t *testing.T) {
+	root := repoRoot(t)
+	wf := string(readFile(t, filepath.Join(root, ".github", "workflows", "release.yml")))
+	check := strings.Index(wf, `run: go run ./internal/version/checktag "$GITHUB_REF_NAME"`)
+	release := strings.Index(wf, "uses: goreleaser/goreleaser-action@")
+	setup := strings.Index(wf, "uses: actions/setup-go@")
+	switch {
+	case check < 0:
+		t.Error(`release.yml does not run go run ./internal/version/checktag "$GITHUB_REF_NAME"`)
+	case release < 0:
+		t.Error("release.yml does not run goreleaser")
+	case check > release:
+		t.Error("release.yml checks the tag after goreleaser has run")
+	case setup < 0 || setup > check:
+		t.Error("release.yml checks the tag before Go is set up")
+	}
+}
