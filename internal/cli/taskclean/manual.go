@@ -121,7 +121,9 @@ func Manual() *manpage.Page {
 						"`git taskclean --help` opens the man page instead: git hands `--help` to man(1)."},
 				manpage.Option{Names: []string{"--man"}, NoSummary: true,
 					Long: "Print this manual as a man page (roff), for `man -l -` or to install as git-taskclean.1."},
-				manpage.Option{Names: []string{"--version"}, NoSummary: true, Long: "Print the version."},
+				manpage.Option{Names: []string{"--version"}, NoSummary: true, Long: "Print the version, as `git-taskclean 1.4.0`; a development build says `dev+<commit>` (`.dirty` when " +
+					"built with uncommitted changes). With `--json`, one JSON object: `name`, `version`, `dev`, `commit`, " +
+					"`modified`, `from`, `go`. Other flags beside it are ignored."},
 			}},
 			{Title: "EXIT STATUS", Blocks: []manpage.Block{
 				manpage.Item{Tag: "0", Text: "Done, or nothing to do; kept worktrees are listed with the reason."},

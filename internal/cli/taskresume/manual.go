@@ -137,7 +137,9 @@ func Manual() *manpage.Page {
 						"git hands `--help` to man(1)."},
 				manpage.Option{Names: []string{"--man"}, NoSummary: true,
 					Long: "Print this manual as a man page (roff), for `man -l -` or to install as git-taskresume.1."},
-				manpage.Option{Names: []string{"--version"}, NoSummary: true, Long: "Print the version."},
+				manpage.Option{Names: []string{"--version"}, NoSummary: true, Long: "Print the version, as `git-taskresume 1.4.0`; a development build says `dev+<commit>` (`.dirty` when " +
+					"built with uncommitted changes). With `--json`, one JSON object: `name`, `version`, `dev`, `commit`, " +
+					"`modified`, `from`, `go`. Other flags beside it are ignored."},
 			}},
 			{Title: "EXIT STATUS", Blocks: []manpage.Block{
 				manpage.Item{Tag: "0", Text: "The report was written (with `--exit-code`: the run is complete); the claim was taken, renewed or released; the plan was read."},
