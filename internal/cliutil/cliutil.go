@@ -161,9 +161,10 @@ func (cmd Command) early(args, permuted []string, stdout io.Writer) (bool, error
 
 // printVersion answers --version: "<name> <version>", one line that a
 // script can cut, or with --json the version.Info object and the name. The
-// other flags beside --version are ignored, as git ignores them beside its
-// own: nothing runs, so they cannot change what is printed (an unknown flag
-// was refused before this).
+// other known flags beside --version are ignored rather than refused:
+// nothing runs, so they cannot change what is printed, and a wrapper or
+// alias that always adds flags (--json, --remote) still gets the version.
+// An unknown flag was refused before this.
 func (cmd Command) printVersion(permuted []string, stdout io.Writer) error {
 	asJSON, err := boolFlag(permuted, "json")
 	if err != nil {
