@@ -72,15 +72,22 @@ func TestVersionStamped(t *testing.T) {
 	}
 }
 
-// A stamp that is not a version of three numbers (a branch name, "1.4") is
-// not taken for one: the build is a development build.
+// A stamp that is not a version (a branch name, git describe's output
+// past a tag) is not taken for one: the build is a development build. A
+// short version ("v1.4", as a packager may stamp) is the release it names.
 func TestVersionStampNotAVersion(t *testing.T) {
-	for _, stamp := range []string{"1.4", "nightly"} {
+	for _, stamp := range []string{"nightly", "v1.2.0-3-gabc1234-dirty"} {
 		bin := testbin.Build(t, "-buildvcs=false", "-ldflags="+stampFlag+stamp)
 		for _, c := range commands {
 			if doc := checkVersion(t, bin, c, "dev"); !doc.Dev {
 				t.Errorf("%s: stamp %q made a release build", c, stamp)
 			}
+		}
+	}
+	bin := testbin.Build(t, "-buildvcs=false", "-ldflags="+stampFlag+"v1.4")
+	for _, c := range commands {
+		if doc := checkVersion(t, bin, c, "1.4.0"); doc.Dev {
+			t.Errorf("%s: stamp v1.4 made a development build", c)
 		}
 	}
 }

@@ -139,6 +139,9 @@ func release(s string) (string, bool) {
 // ("1.4.0"), so that a packager's short stamp is the release it names
 // rather than a development build every repository allows.
 func readStamp(s string) (string, bool) {
+	if describeOutput(s) {
+		return "", false
+	}
 	if v, ok := release(s); ok {
 		return v, true
 	}
@@ -151,6 +154,19 @@ func readStamp(s string) (string, bool) {
 		return "", false
 	}
 	return v.String(), true
+}
+
+// describeOutput reports whether s is git describe's name of a commit past
+// a tag ("v1.2.0-3-gabc1234", "-dirty" after it), which semver reads as a
+// pre-release of 1.2.0: a commit, not a release.
+func describeOutput(s string) bool {
+	s = strings.TrimSuffix(s, "-dirty")
+	g := strings.LastIndex(s, "-g")
+	if g < 0 || !allOf(s[g+2:], "0123456789abcdef") {
+		return false
+	}
+	n := strings.LastIndexByte(s[:g], '-')
+	return n >= 0 && allOf(s[n+1:g], "0123456789")
 }
 
 // isPseudo reports whether v is a Go pseudo-version (v0.0.0-20261128120000-

@@ -36,6 +36,9 @@ func TestResolve(t *testing.T) {
 		{"no vcs", "", build("(devel)"), "dev", true, FromCheckout},
 		{"stamp not a version", "v1.2.0-3-gabcdef-dirty-x y", build("(devel)", "vcs.revision", rev), "dev+0123456789ab", true, FromCheckout},
 		{"short stamp", "v1.4", build("(devel)"), "1.4.0", false, FromStamp},
+		{"git describe past a tag", "v1.2.0-3-gabc1234", build("(devel)", "vcs.revision", rev), "dev+0123456789ab", true, FromCheckout},
+		{"git describe, dirty", "v1.2.0-3-gabc1234-dirty", build("(devel)"), "dev", true, FromCheckout},
+		{"a pre-release that looks close", "1.5.0-rc-2", build("(devel)"), "1.5.0-rc-2", false, FromStamp},
 		{"stamp of a word", "unknown", build("(devel)"), "dev", true, FromCheckout},
 		{"nothing", "", nil, "dev", true, FromUnknown},
 	} {

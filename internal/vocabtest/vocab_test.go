@@ -227,6 +227,7 @@ var documents = []struct{ typ, file, marker string }{
 	{"CheckedTask", "cli/taskresume/checkplan.go", "- `--check-plan --json` `phases[].tasks[]`:"},
 	{"CheckedError", "cli/taskresume/checkplan.go", "- `--check-plan --json` `errors[]`"},
 	{"CheckedVersion", "cli/taskresume/checkplan.go", "- `--check-plan --json` `taskresume_version`:"},
+	{"Info", "version/version.go", "- `--version --json`:"},
 }
 
 // docs/JSON.md lists every field of these documents, and nothing else; and
