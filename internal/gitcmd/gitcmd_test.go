@@ -82,59 +82,6 @@ func samePath(t *testing.T, what, got, want string) {
 	}
 }
 
-func TestParseVersion(t *testing.T) {
-	cases := []struct {
-		in, want string
-	}{
-		{"git version 2.39.5\n", "2.39.5"},
-		{"git version 2.39.3 (Apple Git-146)\n", "2.39.3"},
-		{"git version 2.45.1.windows.1\n", "2.45.1"},
-		{"git version 2.36.0", "2.36.0"},
-		{"git version 3.0", "3.0.0"},
-		{"git version 2.40.0.rc1.12.gabcdef\n", "2.40.0"},
-	}
-	for _, tc := range cases {
-		v, err := gitcmd.ParseVersion(tc.in)
-		if err != nil {
-			t.Errorf("ParseVersion(%q): %v", tc.in, err)
-			continue
-		}
-		if v.String() != tc.want {
-			t.Errorf("ParseVersion(%q) = %s, want %s", tc.in, v, tc.want)
-		}
-	}
-	for _, bad := range []string{"", "garbage", "git version\n", "command not found: git", "git version x.y.z"} {
-		if v, err := gitcmd.ParseVersion(bad); err == nil {
-			t.Errorf("ParseVersion(%q) = %v, want an error", bad, v)
-		}
-	}
-}
-
-func TestCheckVersion(t *testing.T) {
-	gitEnv(t)
-	ctx := context.Background()
-	if err := gitcmd.CheckVersion(ctx, "git-taskresume"); err != nil {
-		t.Fatalf("CheckVersion with the installed git: %v", err)
-	}
-
-	// A fake, old git first on PATH.
-	bin := t.TempDir()
-	script := "#!/bin/sh\necho 'git version 2.30.1'\n"
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	err := gitcmd.CheckVersion(ctx, "git-taskresume")
-	if err == nil {
-		t.Fatal("CheckVersion accepted git 2.30.1")
-	}
-	for _, s := range []string{"git-taskresume", gitcmd.MinVersion, "2.30.1"} {
-		if !strings.Contains(err.Error(), s) {
-			t.Errorf("CheckVersion error %q does not mention %q", err, s)
-		}
-	}
-}
-
 func TestOpen(t *testing.T) {
 	ctx := context.Background()
 	root, _ := newRepo(t)

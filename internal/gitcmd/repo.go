@@ -14,89 +14,8 @@ import (
 	"time"
 )
 
-// MinVersion is the oldest git these commands support: `git worktree list
-// --porcelain -z` arrived in 2.36, and paths with newlines need it.
-const MinVersion = "2.36.0"
-
 // ErrNotRepo means the directory is not inside a git repository.
 var ErrNotRepo = errors.New("not a git repository")
-
-// Version is a git version: major, minor, patch.
-type Version [3]int
-
-func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v[0], v[1], v[2]) }
-
-// Less reports whether v is older than w.
-func (v Version) Less(w Version) bool {
-	for i := range v {
-		if v[i] != w[i] {
-			return v[i] < w[i]
-		}
-	}
-	return false
-}
-
-// ParseVersion reads the output of `git version` ("git version 2.39.5",
-// "git version 2.39.3 (Apple Git-146)", "git version 2.45.1.windows.1"):
-// the first "N.N" or "N.N.N". Read by hand: a regular expression, or a
-// version library whose package compiles them, costs every command's
-// start, and this runs only after a failure.
-func ParseVersion(out string) (Version, error) {
-	var v Version
-	for i := 0; i < len(out); i++ {
-		if !isDigit(out[i]) {
-			continue
-		}
-		n, j := 0, i
-		parts := 0
-		for parts < 3 {
-			k := j
-			for k < len(out) && isDigit(out[k]) {
-				k++
-			}
-			if k == j {
-				break
-			}
-			fmt.Sscan(out[j:k], &v[parts])
-			parts++
-			n = k
-			if k+1 < len(out) && out[k] == '.' && isDigit(out[k+1]) {
-				j = k + 1
-				continue
-			}
-			break
-		}
-		if parts >= 2 {
-			return v, nil
-		}
-		v = Version{}
-		i = n
-	}
-	return Version{}, fmt.Errorf("cannot read a version in %q", strings.TrimSpace(out))
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// CheckVersion runs `git version` and fails with a plain message when the
-// installed git is older than MinVersion.
-func CheckVersion(ctx context.Context, prog string) error {
-	out, err := Runner{}.Run(ctx, "version")
-	if err != nil {
-		return fmt.Errorf("run git: %w", err)
-	}
-	v, err := ParseVersion(string(out))
-	if err != nil {
-		return err
-	}
-	min, err := ParseVersion(MinVersion)
-	if err != nil {
-		return err
-	}
-	if v.Less(min) {
-		return fmt.Errorf("%s needs git %s or newer; found %s", prog, min, v)
-	}
-	return nil
-}
 
 // Repo is a repository as seen from one directory.
 type Repo struct {
@@ -127,6 +46,13 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if lines[0] == "--path-format=absolute" {
+		// A git older than 2.31 prints back the option it does not know,
+		// then relative paths: read on, every answer would be one line
+		// off. A failure instead, which the commands explain by git's
+		// version (Features).
+		return nil, fmt.Errorf("git rev-parse does not know --path-format=absolute (git %s or newer has it)", needs("`git rev-parse --path-format=absolute`"))
+	}
 	for len(lines) < 6 {
 		lines = append(lines, "")
 	}
