@@ -74,22 +74,36 @@ func (o *Opening) early() *gitcmd.Repo {
 }
 
 // Explain returns err, or the plain reason when the installed git is too
-// old (or cannot run): its other errors would mislead. The version is
-// asked only once something failed, never on the way to an answer; an
-// older git fails at the first report's worktree list (its -z is newer).
+// old (gitcmd.Features) or cannot run: its other errors would mislead. The
+// version is asked only once something failed, never on the way to an
+// answer, so no command runs one git more for it; an older git fails at
+// its first read (the repository's rev-parse, the worktree list). A
+// failure after a change stays one (exit.PartialError); bad input, an
+// outcome said already (exit.SilentError) and an interruption are not
+// git's doing and are returned as they are.
 func Explain(ctx context.Context, prog string, err error) error {
 	var ie *exit.BadInputError
-	if err == nil || errors.As(err, &ie) || ctx.Err() != nil {
+	var se *exit.SilentError
+	var te *gitcmd.TooOldError
+	if err == nil || errors.As(err, &ie) || errors.As(err, &se) || errors.As(err, &te) || ctx.Err() != nil {
 		return err
 	}
-	if verr := gitcmd.CheckVersion(context.Background(), prog); verr != nil {
-		return verr
+	verr := gitcmd.CheckVersion(context.Background(), prog)
+	if verr == nil {
+		return err
 	}
-	return err
+	var pe *exit.PartialError
+	if errors.As(err, &pe) {
+		return &exit.PartialError{Err: verr}
+	}
+	return verr
 }
 
-// OpenChecked checks the git version and finds the repository at once; a
-// too-old git is reported first, since its other errors would mislead.
+// OpenChecked checks git's version and finds the repository at once, a
+// too-old git reported first: for a mode that changes things without
+// first reading what an older git fails on (the worktree list), and so
+// cannot leave the check to a failure. It runs one git more than
+// OpenRepo, beside the rev-parse, so it costs no time.
 func OpenChecked(ctx context.Context, prog string) (*gitcmd.Repo, error) {
 	var repo *gitcmd.Repo
 	var verr, oerr error
@@ -102,4 +116,13 @@ func OpenChecked(ctx context.Context, prog string) (*gitcmd.Repo, error) {
 		return nil, verr
 	}
 	return repo, oerr
+}
+
+// OpenFor is OpenChecked when checkFirst, else OpenRepo of the current
+// directory (git's version then left to Explain).
+func OpenFor(ctx context.Context, prog string, checkFirst bool) (*gitcmd.Repo, error) {
+	if checkFirst {
+		return OpenChecked(ctx, prog)
+	}
+	return OpenRepo(ctx, "")
 }

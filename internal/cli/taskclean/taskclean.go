@@ -64,8 +64,15 @@ func action(c *cli.Context, stdout io.Writer) error {
 }
 
 // run does what o asks: one mode per call.
-func run(ctx context.Context, o Options, stdout io.Writer) error {
-	repo, err := resume.OpenChecked(ctx, "git-taskclean")
+func run(ctx context.Context, o Options, stdout io.Writer) (err error) {
+	// git's version is asked once something failed: an older git fails at
+	// the first read, before a clean changes anything. --undo, --restore
+	// and --expire-backups change refs and worktrees without reading the
+	// worktrees first (--restore reads them where a failure is no error),
+	// so they check it beside finding the repository, as they always did.
+	defer func() { err = resume.Explain(ctx, "git-taskclean", err) }()
+	checkFirst := !o.Clean.DryRun && (o.Mode == ModeUndo || o.Mode == ModeRestore || o.Mode == ModeExpire)
+	repo, err := resume.OpenFor(ctx, "git-taskclean", checkFirst)
 	if err != nil {
 		return err
 	}

@@ -186,9 +186,9 @@ func readGivenPlan(ctx context.Context, spec, run, cwd string) (*CheckedPlan, er
 	var data []byte
 	repoPath := filepath.ToSlash(spec)
 	if rev, p, isRev := revPath(spec, cwd); isRev {
-		repo, err := resume.OpenChecked(ctx, "git-taskresume")
+		repo, err := resume.OpenRepo(ctx, "")
 		if err != nil {
-			return nil, err
+			return nil, resume.Explain(ctx, "git-taskresume", err)
 		}
 		if data, err = repo.ReadBlob(ctx, rev, p); err != nil {
 			return nil, exit.BadInput("--check-plan %s: %v (check the revision and the path in it, e.g. main:specs/<run>-<feature>/plan.md)", spec, gitcmd.OneLine(err))

@@ -99,8 +99,10 @@ func runOfBranch(name string) (string, bool) {
 }
 
 // list is --list: every run of the repository, a line (or an entry) each.
-func list(ctx context.Context, o Options, stdout io.Writer) error {
-	repo, err := resume.OpenChecked(ctx, "git-taskresume")
+func list(ctx context.Context, o Options, stdout io.Writer) (err error) {
+	// git's version is asked only if something fails.
+	defer func() { err = resume.Explain(ctx, "git-taskresume", err) }()
+	repo, err := resume.OpenRepo(ctx, "")
 	if err != nil {
 		return err
 	}
