@@ -1,0 +1,140 @@
+// Package oldgit runs the real commands with a git older than they need,
+// and with the installed one: an older git gets one line naming what it
+// lacks, and git's version is asked only once something failed.
+package oldgit
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
+)
+
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m, testbin.Options{})) }
+
+const run = "x1y2z3"
+
+// fakeGit writes a git of version in front of the real one and returns
+// the PATH that finds it first: it says its version, and its worktree list
+// refuses -z as git before 2.36 does. echoPathFormat makes its rev-parse
+// print --path-format=absolute back, as git before 2.31 does with an
+// option it does not know.
+func fakeGit(t *testing.T, version string, echoPathFormat bool) string {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\n" +
+		"if [ \"$1\" = version ]; then echo 'git version " + version + "'; exit 0; fi\n" +
+		"case \" $* \" in *\" worktree list \"*\" -z \"*) echo \"error: unknown switch \\`z'\" >&2; exit 129;; esac\n"
+	if echoPathFormat {
+		script += "for a; do shift; if [ \"$a\" = --path-format=absolute ]; then echo \"$a\"; else set -- \"$@\" \"$a\"; fi; done\n"
+	}
+	script += "exec '" + real + "' \"$@\"\n"
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
+// commands are the ways in. Every one finds the repository first, which
+// git before 2.31 fails; all but two read the worktrees (or, changing refs
+// before they would, check git's version first), which git before 2.36
+// fails. The binaries are run by name, not through `git taskresume`: git's
+// dispatch puts its own directory, which holds the real git, first on PATH.
+var commands = []struct {
+	prog string
+	args []string
+	// works on a git that finds the repository but has no worktree
+	// list -z: a plan read from a commit, the list of saves.
+	worksOn235 bool
+}{
+	{"git-taskresume", []string{run}, false},
+	{"git-taskresume", []string{run, "--json"}, false},
+	{"git-taskresume", []string{"--list"}, false},
+	{"git-taskresume", []string{run, "--check-plan"}, false},
+	{"git-taskresume", []string{"--check-plan", "main:specs/" + run + "/plan.md"}, true},
+	{"git-taskclean", []string{"--run", run}, false},
+	{"git-taskclean", []string{"--run", run, "--dry-run"}, false},
+	{"git-taskclean", []string{"--run", run, "--backups"}, true},
+	{"git-taskclean", []string{"--run", run, "--undo"}, false},
+	{"git-taskclean", []string{"--run", run, "--expire-backups", "1d"}, false},
+	{"git-taskclean", []string{"--run", run, "--restore", "1.1"}, false},
+}
+
+func newRun(t *testing.T) string {
+	dir := testbin.NewRun(t, filepath.Join(t.TempDir(), "repo"), run)
+	testbin.Finish(t, dir, run, "1.1", "schema", "main")
+	return dir
+}
+
+// An older git gets one line, naming the feature it lacks (the newest of
+// those: the version that has it has them all) and the version that has it,
+// and nothing on stdout; exit 2, as for any refusal before a change. Git
+// 2.35 finds the repository and fails at the worktree list; git 2.30
+// already at the rev-parse, whose answer would be read one line off.
+func TestOldGit(t *testing.T) {
+	dir := newRun(t)
+	for _, old := range []struct {
+		version string
+		echo    bool
+	}{
+		{"2.35.2", false},
+		{"2.30.1", true},
+		{"2.30.9 (Apple Git-130)", true},
+	} {
+		path := fakeGit(t, old.version, old.echo)
+		short := strings.Fields(old.version)[0]
+		for _, c := range commands {
+			r := testbin.Run(dir, []string{"PATH=" + path}, c.prog, c.args...)
+			want := "error: git " + short + " is too old for " + c.prog +
+				": `git worktree list --porcelain -z` needs git 2.36 or newer; upgrade git\n"
+			if c.worksOn235 && !old.echo {
+				if r.Code != 0 || r.Stdout == "" {
+					t.Errorf("git %s, %s: exit %d, stderr %q; it needs nothing git %s lacks", old.version, strings.Join(r.Args, " "), r.Code, r.Stderr, old.version)
+				}
+				continue
+			}
+			if r.Code != 2 || r.Stderr != want || r.Stdout != "" {
+				t.Errorf("git %s, %s:\nexit %d, stderr %q, stdout %q\nwant exit 2, stderr %q", old.version, strings.Join(r.Args, " "), r.Code, r.Stderr, r.Stdout, want)
+			}
+		}
+	}
+}
+
+// With a git that is new enough, a command that works starts no `git
+// version`: only a failure asks it. --undo, --restore and --expire-backups
+// are the exception (they change refs before reading the worktrees).
+func TestNoVersionOnTheWay(t *testing.T) {
+	dir := newRun(t)
+	trace := filepath.Join(t.TempDir(), "trace")
+	env := []string{"GIT_TASKRESUME_TRACE=" + trace}
+	for _, c := range commands {
+		os.Remove(trace)
+		r := testbin.Run(dir, env, c.prog, c.args...)
+		data, _ := os.ReadFile(trace)
+		line := strings.Join(r.Args, " ")
+		if len(data) == 0 {
+			t.Errorf("%s: no trace written", line)
+		}
+		asked := strings.Contains("\n"+string(data), "\ngit version")
+		mode := c.args[len(c.args)-1]
+		if c.prog == "git-taskclean" && (mode == "--undo" || mode == "1.1" || mode == "1d") {
+			if !asked {
+				t.Errorf("%s: changes refs before reading the worktrees, and did not check git's version first", line)
+			}
+			continue
+		}
+		if r.Code != 0 {
+			t.Errorf("%s: exit %d: %s", line, r.Code, r.Stderr)
+		}
+		if asked {
+			t.Errorf("%s: asked git's version on the way to an answer:\n%s", line, data)
+		}
+	}
+}
