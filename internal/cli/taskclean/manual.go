@@ -127,7 +127,8 @@ func Manual() *manpage.Page {
 			}},
 			{Title: "EXIT STATUS", Blocks: []manpage.Block{
 				manpage.Item{Tag: "0", Text: "Done, or nothing to do; kept worktrees are listed with the reason."},
-				manpage.Item{Tag: "2", Text: "Bad usage or input, another clean of the run holds the lock, or a refusal " +
+				manpage.Item{Tag: "2", Text: "Bad usage or input, another clean of the run holds the lock, a version the " +
+					"repository does not allow (`taskresume.minVersion`, the plan's `taskresume-version`), or a refusal " +
 					"(a branch to delete is checked out or being rebased in a worktree that stays). One line on stderr, " +
 					"starting with `error:`, says what to fix; nothing was changed."},
 				manpage.Item{Tag: "3", Text: "Failed after changing something: what was done is printed first. Run the " +

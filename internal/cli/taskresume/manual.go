@@ -147,6 +147,8 @@ func Manual() *manpage.Page {
 				manpage.Item{Tag: "2", Text: "Bad usage or input: an unknown flag, a plan with errors, an unknown run, not a repository, " +
 					"no base, a claim you do not hold, a remote that does not exist. With `--exit-code`, `--next` or `--claim`: " +
 					"several remotes hold the run's branches, their copies differ and nothing chose one (`remote_ambiguous`). " +
+					"With `--claim`, `--renew`, `--release`, `--next` or `--exit-code`: a version the repository does not allow " +
+					"(`taskresume.minVersion`, the plan's `taskresume-version`). " +
 					"One line on stderr, starting with `error:`, says what to fix; nothing was changed."},
 			}},
 			{Title: "EXAMPLES", Blocks: []manpage.Block{
