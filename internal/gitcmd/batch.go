@@ -47,7 +47,7 @@ type TreeEntry struct {
 }
 
 // IsDir says whether the entry is a directory (a subtree).
-func (e TreeEntry) IsDir() bool { return e.Mode == "40000" }
+func (e TreeEntry) IsDir() bool { return e.Mode == "40000" || canonMode(e.Mode) == "040000" }
 
 // ObjectReader starts the reader. Close it when done.
 func (r *Repo) ObjectReader(ctx context.Context) (*Objects, error) {
@@ -426,10 +426,8 @@ func ParseCommit(obj Object) (e LogEntry, ok bool) {
 			}
 		}
 	}
-	msg = strings.TrimLeft(msg, "\n")
-	subject, body, _ := strings.Cut(msg, "\n\n")
-	// git's %s joins a subject paragraph's lines with spaces.
-	e.Subject = strings.Join(strings.Fields(strings.ReplaceAll(subject, "\n", " ")), " ")
+	subject, body := subjectOf(msg)
+	e.Subject = subject
 	paras := strings.Split(strings.TrimSpace(body), "\n\n")
 	if last := paras[len(paras)-1]; body != "" {
 		for _, l := range strings.Split(last, "\n") {
@@ -455,6 +453,32 @@ func ParseCommit(obj Object) (e LogEntry, ok bool) {
 		e.Listed = ListSquashed(e.Subject, body)
 	}
 	return e, true
+}
+
+// subjectOf splits a commit message as git's %s reads it (pretty.c's
+// format_subject): blank lines skipped, then the lines up to one of white
+// space alone (so a CRLF message's "\r" line ends it too), each without
+// its trailing white space, joined by one space; body is what follows.
+func subjectOf(msg string) (subject, body string) {
+	blank := func(l string) bool { return strings.TrimRight(l, " \t\r\n") == "" }
+	rest := msg
+	for rest != "" {
+		l, after, _ := strings.Cut(rest, "\n")
+		if !blank(l) {
+			break
+		}
+		rest = after
+	}
+	var parts []string
+	for rest != "" {
+		l, after, _ := strings.Cut(rest, "\n")
+		rest = after
+		if blank(l) {
+			break
+		}
+		parts = append(parts, strings.TrimRight(l, " \t\r\n"))
+	}
+	return strings.Join(parts, " "), rest
 }
 
 // DiffTrees is `git diff-tree -r --no-renames from to` read through the

@@ -244,3 +244,91 @@ func TestGetManyEqualsGet(t *testing.T) {
 		t.Errorf("Trees: %d entries, %v; %v", len(trees[0]), trees[1], err)
 	}
 }
+
+// A folder written with the zero-padded mode 040000 (old tools wrote it;
+// git still reads it as a folder) is a folder to DiffTrees too: its files
+// are compared, as git diff-tree -r compares them, not the folder as one
+// entry.
+func TestDiffTreesZeroPaddedFolder(t *testing.T) {
+	dir, _ := newRepo(t)
+	hash := func(typ string, data []byte) string {
+		cmd := exec.Command("git", "hash-object", "-t", typ, "-w", "--stdin", "--literally")
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(string(data))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	raw := func(hexid string) []byte {
+		b := make([]byte, len(hexid)/2)
+		fmt.Sscanf(hexid, "%x", &b)
+		return b
+	}
+	folder := func(content string) string {
+		inner := hash("tree", append([]byte("100644 f.txt\x00"), raw(hash("blob", []byte(content)))...))
+		top := hash("tree", append([]byte("040000 dir\x00"), raw(inner)...))
+		return git(t, dir, "commit-tree", top, "-m", content)
+	}
+	from, to := folder("one\n"), folder("two\n")
+	o, err := open(t, dir).ObjectReader(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	got, err := o.DiffTrees(from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("git", "diff-tree", "-r", "--no-renames", "-z", "--stdin")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(to + " " + from + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := gitcmd.ParseChanges(out)[to]; got != want || !strings.Contains(want, "dir/f.txt") {
+		t.Errorf("DiffTrees across a 040000 folder:\n got %q\nwant %q", got, want)
+	}
+}
+
+// ParseCommit's subject is git's %s: the first paragraph's lines, each
+// without its trailing white space, joined by one space; a line of white
+// space alone (a CRLF message's "\r") ends it; leading blank lines are
+// skipped; spaces inside a line stay.
+func TestParseCommitSubjectIsGits(t *testing.T) {
+	dir, _ := newRepo(t)
+	tree := git(t, dir, "rev-parse", "HEAD^{tree}")
+	o, err := open(t, dir).ObjectReader(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	for _, msg := range []string{
+		"[Task 2.1] Users\r\n\r\nRun-Id: x1y2z3\r\nTask-Id: 2.1\r\n",
+		"Merge branch 'x1y2z3-task-2-1-users'  \n\nbody\n",
+		"\n \nsubject after blank lines\nand its second line\n\nbody\n",
+		"two  spaces inside\tand a tab\n",
+		"  leading spaces\n",
+		"only a subject",
+		"line one\r\nline two\r\n\r\nbody\r\n",
+	} {
+		cmd := exec.Command("git", "commit-tree", tree)
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(msg)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := strings.TrimSpace(string(out))
+		obj, err := o.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := gitcmd.ParseCommit(obj)
+		if want := git(t, dir, "log", "-1", "--format=%s", id); e.Subject != want {
+			t.Errorf("message %q: subject %q, git says %q", msg, e.Subject, want)
+		}
+	}
+}
