@@ -209,7 +209,10 @@ else
   # says dev+<commit> (.dirty with changes) from the build's own VCS record:
   # -buildvcs=auto on the command line undoes a -buildvcs=false in GOFLAGS.
   ldflags=
+  # Only a release tag (vMAJOR.MINOR.PATCH, a pre-release after a dash) is
+  # stamped, as the release workflow accepts only those: v9.8 is no release.
   if tag=$(git -C "$here" describe --exact-match --tags --match 'v[0-9]*' 2>/dev/null) &&
+    [[ $tag =~ ^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$ ]] &&
     [ -z "$(git -C "$here" status --porcelain)" ]; then
     ldflags="-X github.com/taskresume/git-taskresume/internal/version.stamped=$tag"
   fi

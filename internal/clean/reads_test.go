@@ -36,10 +36,11 @@ func countPrefix(cmds []string, prefix string) int {
 	return n
 }
 
-// A clean reads the run's state once under its lock, and once more for the
-// report when it changed the run. Only the first clean of a run, whose
-// lock file does not exist yet, reads it before the lock too (bad input
-// must not leave a lock file behind).
+// A clean reads the run's state once before its lock (bad input, and a
+// version the repository does not allow, must neither leave a lock file
+// behind nor take the lock an allowed clean waits for), once under it, and
+// once more for the report when it changed the run: the first clean of a
+// run and every later one alike.
 func TestCleanReadsStateTwice(t *testing.T) {
 	t.Parallel()
 	s := newScenario(t, scenarioOpts{})
@@ -61,8 +62,8 @@ func TestCleanReadsStateTwice(t *testing.T) {
 	if r.Code != 0 || testbin.Exists(w) {
 		t.Fatalf("second clean: exit %d, %s exists: %v\n%s%s", r.Code, w, testbin.Exists(w), r.Stdout, r.Stderr)
 	}
-	if n := countPrefix(cmds, "git worktree list"); n != 2 {
-		t.Errorf("the second clean read the state %d times, want 2 (under the lock, for the report):\n%s", n, strings.Join(cmds, "\n"))
+	if n := countPrefix(cmds, "git worktree list"); n != 3 {
+		t.Errorf("the second clean read the state %d times, want 3 (before the lock, under it, for the report):\n%s", n, strings.Join(cmds, "\n"))
 	}
 }
 
