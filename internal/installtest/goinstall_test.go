@@ -43,6 +43,13 @@ func writeModuleProxy(t *testing.T, src, v string) string {
 			if d != nil && d.Name() == ".git" {
 				return filepath.SkipDir
 			}
+			// A folder with a go.mod of its own is another module, which
+			// a module's zip leaves out (bench/formatcmp), as the proxy's does.
+			if d != nil && path != src {
+				if _, serr := os.Stat(filepath.Join(path, "go.mod")); serr == nil {
+					return filepath.SkipDir
+				}
+			}
 			return err
 		}
 		rel, err := filepath.Rel(src, path)
