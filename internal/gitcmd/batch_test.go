@@ -182,15 +182,7 @@ func TestDiffTreesEqualsDiffTree(t *testing.T) {
 			if err != nil {
 				t.Fatalf("DiffTrees(%d, %d): %v", i, j, err)
 			}
-			cmd := exec.Command("git", "diff-tree", "-r", "--no-renames", "-z", "--stdin")
-			cmd.Dir = dir
-			cmd.Stdin = strings.NewReader(to + " " + from + "\n")
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := gitcmd.ParseChanges(out)[to]
-			if got != want {
+			if want := diffTree(t, dir, from, to); got != want {
 				t.Errorf("states %d -> %d:\n got %q\nwant %q", i, j, got, want)
 			}
 		}
@@ -245,6 +237,20 @@ func TestGetManyEqualsGet(t *testing.T) {
 	}
 }
 
+// diffTree is what git diff-tree -r says changed from commit from to to,
+// as DiffTrees gives it: the report asks diff-tree --stdin for commit pairs.
+func diffTree(t *testing.T, dir, from, to string) string {
+	t.Helper()
+	cmd := exec.Command("git", "diff-tree", "-r", "--no-renames", "-z", "--stdin")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(to + " " + from + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gitcmd.ParseChanges(out)[to]
+}
+
 // A folder written with the zero-padded mode 040000 (old tools wrote it;
 // git still reads it as a folder) is a folder to DiffTrees too: its files
 // are compared, as git diff-tree -r compares them, not the folder as one
@@ -281,14 +287,7 @@ func TestDiffTreesZeroPaddedFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("git", "diff-tree", "-r", "--no-renames", "-z", "--stdin")
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(to + " " + from + "\n")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := gitcmd.ParseChanges(out)[to]; got != want || !strings.Contains(want, "dir/f.txt") {
+	if want := diffTree(t, dir, from, to); got != want || !strings.Contains(want, "dir/f.txt") {
 		t.Errorf("DiffTrees across a 040000 folder:\n got %q\nwant %q", got, want)
 	}
 }

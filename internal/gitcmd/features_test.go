@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/testbin"
 )
 
 func TestParseVersion(t *testing.T) {
@@ -175,28 +175,11 @@ func TestFeaturesWhere(t *testing.T) {
 	}
 }
 
-// fakeGit puts a git of version first on PATH, in front of the real one:
-// it says its version, and its worktree list refuses -z as git before 2.36
-// does. echoPathFormat makes its rev-parse print --path-format=absolute
-// back, as git before 2.31 does with an option it does not know.
+// fakeGit puts a git of version first on PATH, in front of the real one
+// (testbin.OldGit).
 func fakeGit(t *testing.T, version string, echoPathFormat bool) {
 	t.Helper()
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := "#!/bin/sh\n" +
-		"if [ \"$1\" = version ]; then echo 'git version " + version + "'; exit 0; fi\n" +
-		"case \" $* \" in *\" worktree list \"*\" -z \"*) echo \"error: unknown switch \\`z'\" >&2; exit 129;; esac\n"
-	if echoPathFormat {
-		script += "for a; do shift; if [ \"$a\" = --path-format=absolute ]; then echo \"$a\"; else set -- \"$@\" \"$a\"; fi; done\n"
-	}
-	script += "exec '" + real + "' \"$@\"\n"
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("PATH", testbin.OldGit(t, version, echoPathFormat)+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
 func TestCheckVersion(t *testing.T) {

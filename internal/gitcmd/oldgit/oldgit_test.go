@@ -5,7 +5,6 @@ package oldgit
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,29 +16,11 @@ func TestMain(m *testing.M) { os.Exit(testbin.Main(m, testbin.Options{})) }
 
 const run = "x1y2z3"
 
-// fakeGit writes a git of version in front of the real one and returns
-// the PATH that finds it first: it says its version, and its worktree list
-// refuses -z as git before 2.36 does. echoPathFormat makes its rev-parse
-// print --path-format=absolute back, as git before 2.31 does with an
-// option it does not know.
+// fakeGit returns the PATH that finds testbin.OldGit's git of version
+// first.
 func fakeGit(t *testing.T, version string, echoPathFormat bool) string {
 	t.Helper()
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := "#!/bin/sh\n" +
-		"if [ \"$1\" = version ]; then echo 'git version " + version + "'; exit 0; fi\n" +
-		"case \" $* \" in *\" worktree list \"*\" -z \"*) echo \"error: unknown switch \\`z'\" >&2; exit 129;; esac\n"
-	if echoPathFormat {
-		script += "for a; do shift; if [ \"$a\" = --path-format=absolute ]; then echo \"$a\"; else set -- \"$@\" \"$a\"; fi; done\n"
-	}
-	script += "exec '" + real + "' \"$@\"\n"
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	return testbin.OldGit(t, version, echoPathFormat) + string(os.PathListSeparator) + os.Getenv("PATH")
 }
 
 // commands are the ways in. Every one finds the repository first, which
