@@ -174,6 +174,14 @@ func gatherOpts(opts Options, light bool) resume.Options {
 		Remote: opts.Remote, Light: light, Ignored: true, Progress: opts.Progress}
 }
 
+// inputOpts reads only what checks the input (the plan, the versions it
+// allows, the remotes): enough to refuse before the lock.
+func inputOpts(opts Options) resume.Options {
+	o := gatherOpts(opts, true)
+	o.Input = true
+	return o
+}
+
 func checkTasks(st *resume.State, opts Options) (map[string]bool, error) {
 	// Which worktrees are stale follows from which tasks are done: on a
 	// reading that cannot say (remotes that differ, none read), only a
@@ -214,7 +222,7 @@ func Run(ctx context.Context, repo *gitcmd.Repo, opts Options) (*Result, error) 
 	// the repository does not allow must not even take the lock (it would
 	// keep an allowed clean waiting, and rewrite the lock file).
 	if !opts.DryRun {
-		pre, err := resume.Gather(ctx, repo, gatherOpts(opts, true))
+		pre, err := resume.Gather(ctx, repo, inputOpts(opts))
 		if err != nil {
 			return nil, err
 		}

@@ -23,7 +23,7 @@ func checkVersion(ctx context.Context, repo *gitcmd.Repo, opts Options) error {
 	if s := gate.Refusal(); s != "" {
 		return &exit.BadInputError{Msg: s}
 	}
-	st, err := resume.Gather(ctx, repo, gatherOpts(opts, true))
+	st, err := resume.Gather(ctx, repo, inputOpts(opts))
 	switch {
 	case errors.Is(err, resume.ErrUnknownRun):
 		return nil // the run is gone, plan and all: the config's constraint stands alone

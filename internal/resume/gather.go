@@ -44,7 +44,7 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 	}
 	g := newGathering(ctx, o, opts)
 	defer g.close()
-	for _, step := range []func() error{
+	steps := []func() error{
 		g.readFirst,           // stage A: config, refs and claims, worktrees, the object reader
 		g.applyConfig,         // colours, pre-remove hook, worktree folder, remote
 		g.chooseRunRemote,     // the remote the run's branches are read from
@@ -65,7 +65,13 @@ func GatherOpening(ctx context.Context, o *Opening, opts Options) (*State, error
 		g.findReflogWork,      // work only a reflog holds
 		g.addStartProblems,    // no start, or a base without the plan
 		g.finish,              // the report
-	} {
+	}
+	if opts.Input {
+		// Only what checks the input: up to the plan, without the saves
+		// and the walk.
+		steps = []func() error{g.readFirst, g.applyConfig, g.chooseRunRemote, g.sortRefs, g.chooseBase, g.readPlan}
+	}
+	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, err
 		}
@@ -613,7 +619,7 @@ func (g *gathering) readPlan() error {
 		return &exit.BadInputError{Err: ErrUnknownRun, Msg: fmt.Sprintf("unknown run %q: no branch %s* and %s (check the run id%s)", run, branches.TaskPrefix(run), noPlanHint(run, pr.looked, st),
 			didYouMean(nearRuns(g.ctx, g.repo, g.objs, run, pr.places, g.wts)))}
 	}
-	if p == nil {
+	if p == nil && !opts.Input {
 		// Branches with no plan of their own: a plan written under a near
 		// run id may be theirs.
 		rep.NearPlans = findNearPlans(g.ctx, g.repo, g.objs, run, opts.Cwd, pr.places, st.TaskBranches)

@@ -48,6 +48,10 @@ type Options struct {
 	// branches and worktrees, but not history, claims or what each worktree
 	// holds: task states are then unknown. For validating before acting.
 	Light bool
+	// Input, with Light, stops once the plan is read: config, branches,
+	// the base, the plan and the versions it allows, enough to refuse bad
+	// input before a clean takes its lock; no report.
+	Input bool
 	// Progress shows the long reads (many worktrees, a remote) on a
 	// terminal; nil shows nothing.
 	Progress *progress.Meter
