@@ -203,18 +203,27 @@ else
     command -v "$tool" >/dev/null || die "$tool is not installed; install it and rerun ./install.sh"
   done
 
-  # The version is stamped only at a release: HEAD exactly at a v* tag and
-  # a clean work tree (a tag that is not a version of three numbers is
-  # ignored by the binary). Any other checkout is stamped with nothing and
-  # says dev+<commit> (.dirty with changes) from the build's own VCS record:
-  # -buildvcs=auto on the command line undoes a -buildvcs=false in GOFLAGS.
+  # The version is stamped only at a release: HEAD exactly at a release tag
+  # (vMAJOR.MINOR.PATCH, a pre-release after a dash, as the release workflow
+  # accepts: v9.8 is none) and a work tree with nothing changed. Any other
+  # checkout is stamped with nothing and says dev+<commit> (.dirty with
+  # changes) from the build's own VCS record: -buildvcs=auto on the command
+  # line undoes a -buildvcs=false in GOFLAGS. Changes that record misses
+  # (it asks git status, which user config can blind: untracked files not
+  # shown, skip-worktree and assume-unchanged entries, an ignored .go file)
+  # are looked for here, and stamp dev+<commit>.dirty outright.
+  stamp=github.com/taskresume/git-taskresume/internal/version.stamped
+  changed() {
+    [ -n "$(git -C "$here" status --porcelain --untracked-files=normal --ignore-submodules=none)" ] ||
+      git -C "$here" ls-files -v | grep -q '^[a-zS] ' ||
+      [ -n "$(git -C "$here" ls-files --others --ignored --exclude-standard -- '*.go' go.mod go.sum)" ]
+  }
   ldflags=
-  # Only a release tag (vMAJOR.MINOR.PATCH, a pre-release after a dash) is
-  # stamped, as the release workflow accepts only those: v9.8 is no release.
-  if tag=$(git -C "$here" describe --exact-match --tags --match 'v[0-9]*' 2>/dev/null) &&
-    [[ $tag =~ ^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$ ]] &&
-    [ -z "$(git -C "$here" status --porcelain)" ]; then
-    ldflags="-X github.com/taskresume/git-taskresume/internal/version.stamped=$tag"
+  if changed; then
+    commit=$(git -C "$here" rev-parse --short=12 HEAD 2>/dev/null) && ldflags="-X $stamp=dev+$commit.dirty"
+  elif tag=$(git -C "$here" describe --exact-match --tags --match 'v[0-9]*' 2>/dev/null) &&
+    [[ $tag =~ ^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$ ]]; then
+    ldflags="-X $stamp=$tag"
   fi
   mkdir -p "$bindir" "$mandir"
 

@@ -426,6 +426,10 @@ func ParseCommit(obj Object) (e LogEntry, ok bool) {
 			}
 		}
 	}
+	// git reads a message as a C string: a NUL ends it.
+	if i := strings.IndexByte(msg, 0); i >= 0 {
+		msg = msg[:i]
+	}
 	subject, body := subjectOf(msg)
 	e.Subject = subject
 	paras := strings.Split(strings.TrimSpace(body), "\n\n")

@@ -312,8 +312,13 @@ func TestParseCommitSubjectIsGits(t *testing.T) {
 		"  leading spaces\n",
 		"only a subject",
 		"line one\r\nline two\r\n\r\nbody\r\n",
+		"before a NUL\x00after it\n", // commit-tree refuses it: written as an object
 	} {
 		cmd := exec.Command("git", "commit-tree", tree)
+		if strings.Contains(msg, "\x00") {
+			cmd = exec.Command("git", "hash-object", "-t", "commit", "-w", "--stdin", "--literally")
+			msg = "tree " + tree + "\nauthor A <a@x> 1700000000 +0000\ncommitter A <a@x> 1700000000 +0000\n\n" + msg
+		}
 		cmd.Dir = dir
 		cmd.Stdin = strings.NewReader(msg)
 		out, err := cmd.Output()

@@ -94,6 +94,16 @@ func TestInstallFromSource(t *testing.T) {
 	t.Run("tag that is not a version", func(t *testing.T) { check(t, dev) })
 	git("tag", "-a", "-m", "release", "v9.8.7")
 	t.Run("release tag", func(t *testing.T) { check(t, version) })
+	// A change git status is told not to show (untracked files hidden by
+	// config) is still a change: the build is no release.
+	git("config", "status.showUntrackedFiles", "no")
+	hidden := filepath.Join(src, "zz_hidden.go")
+	if err := os.WriteFile(hidden, []byte("package hidden\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("release tag, change hidden from status", func(t *testing.T) { check(t, dev+".dirty") })
+	os.Remove(hidden)
+	git("config", "--unset", "status.showUntrackedFiles")
 	if err := os.WriteFile(filepath.Join(src, "notes.txt"), []byte("work in progress\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -77,5 +77,8 @@ func TestReleaseWorkflow(t *testing.T) {
 		t.Error("release.yml checks the tag after goreleaser has run")
 	case setup < 0 || setup > check:
 		t.Error("release.yml checks the tag before Go is set up")
+	case !strings.Contains(wf[release:], "GORELEASER_CURRENT_TAG: ${{ github.ref_name }}"):
+		// Else goreleaser picks a tag of its own among those on the commit.
+		t.Error("release.yml does not give goreleaser the tag it checked (GORELEASER_CURRENT_TAG)")
 	}
 }

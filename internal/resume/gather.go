@@ -619,7 +619,7 @@ func (g *gathering) readPlan() error {
 		return &exit.BadInputError{Err: ErrUnknownRun, Msg: fmt.Sprintf("unknown run %q: no branch %s* and %s (check the run id%s)", run, branches.TaskPrefix(run), noPlanHint(run, pr.looked, st),
 			didYouMean(nearRuns(g.ctx, g.repo, g.objs, run, pr.places, g.wts)))}
 	}
-	if p == nil && !opts.Input {
+	if p == nil {
 		// Branches with no plan of their own: a plan written under a near
 		// run id may be theirs.
 		rep.NearPlans = findNearPlans(g.ctx, g.repo, g.objs, run, opts.Cwd, pr.places, st.TaskBranches)

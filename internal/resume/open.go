@@ -89,7 +89,10 @@ func Explain(ctx context.Context, prog string, err error) error {
 		return err
 	}
 	verr := gitcmd.CheckVersion(context.Background(), prog)
-	if verr == nil {
+	// Only a git known to be too old explains the failure: one whose
+	// version cannot be asked or read says nothing about it, and the
+	// failure's own words are the better line.
+	if !errors.As(verr, &te) {
 		return err
 	}
 	var pe *exit.PartialError
@@ -112,7 +115,10 @@ func OpenChecked(ctx context.Context, prog string) (*gitcmd.Repo, error) {
 	go func() { defer wg.Done(); verr = gitcmd.CheckVersion(ctx, prog) }()
 	go func() { defer wg.Done(); repo, oerr = OpenRepo(ctx, "") }()
 	wg.Wait()
-	if verr != nil {
+	// A version that cannot be asked or read refuses nothing: only a git
+	// known to be too old does.
+	var te *gitcmd.TooOldError
+	if errors.As(verr, &te) {
 		return nil, verr
 	}
 	return repo, oerr

@@ -21,6 +21,9 @@ type Requirement struct {
 	// file:line.
 	Source string `json:"source"`
 	c      *semver.Constraints
+	// pre: the constraint names a pre-release (">= 1.5.0-rc.2"): then a
+	// pre-release is compared as itself, so that rc.1 is below rc.2.
+	pre bool
 }
 
 // ParseRequirement reads a constraint written at source. The error names
@@ -40,7 +43,28 @@ func ParseRequirement(text, source string) (Requirement, error) {
 	if err != nil {
 		return Requirement{}, fmt.Errorf("%s %q is not a version constraint: write it as \">= 1.4\" or \">= 1.4, < 2\"", source, clip(text))
 	}
-	return Requirement{Constraint: s, Source: source, c: c}, nil
+	return Requirement{Constraint: s, Source: source, c: c, pre: namesPrerelease(s)}, nil
+}
+
+// namesPrerelease reports whether a version of the constraint carries a
+// pre-release ("1.5.0-rc.2").
+func namesPrerelease(s string) bool {
+	for _, f := range strings.FieldsFunc(s, func(c rune) bool { return strings.ContainsRune(" ,|<>=!~^", c) }) {
+		if v, err := semver.NewVersion(f); err == nil && v.Prerelease() != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// check checks a release version: as its release (its three numbers),
+// unless the constraint names a pre-release, which it is then compared
+// with as itself.
+func (r Requirement) check(v *semver.Version) bool {
+	if !r.pre {
+		v = semver.New(v.Major(), v.Minor(), v.Patch(), "", "")
+	}
+	return r.c.Check(v)
 }
 
 // clip cuts a value quoted in a message: a hostile plan or config must not
@@ -58,8 +82,8 @@ func (r Requirement) Allows(i Info) bool {
 	if i.Dev || r.c == nil {
 		return true
 	}
-	v := i.Semver()
-	return v != nil && r.c.Check(v)
+	v, err := semver.StrictNewVersion(i.Version)
+	return err == nil && r.check(v)
 }
 
 // AllowsRecorded reports whether a version recorded by another binary (a
@@ -79,7 +103,7 @@ func (r Requirement) AllowsRecorded(recorded string) bool {
 	if err != nil {
 		return false
 	}
-	return r.c.Check(semver.New(v.Major(), v.Minor(), v.Patch(), "", ""))
+	return r.check(v)
 }
 
 // HasLowerBound: 0.0.0 is refused, so an old binary (one that records no

@@ -87,6 +87,13 @@ func resolve(stamp string, bi *debug.BuildInfo) Info {
 		info.Version, info.From = v, FromStamp
 		return info
 	}
+	// A development build stamped as one (install.sh, when the work tree
+	// holds changes the build's VCS record may miss) stays one, whatever
+	// tag the module's version names.
+	if stamp == "dev" || strings.HasPrefix(stamp, "dev+") && !strings.ContainsAny(stamp, " \t\n") {
+		info.Dev, info.Version, info.From = true, stamp, FromStamp
+		return info
+	}
 	if bi != nil {
 		mv := bi.Main.Version
 		// go build in a work tree records a pseudo-version (or the tag
@@ -139,7 +146,9 @@ func release(s string) (string, bool) {
 // ("1.4.0"), so that a packager's short stamp is the release it names
 // rather than a development build every repository allows.
 func readStamp(s string) (string, bool) {
-	if describeOutput(s) {
+	// git describe's name of a commit past a tag or of a changed tree,
+	// and a Go pseudo-version, look like versions: they are commits.
+	if describeOutput(s) || isPseudo(s) || strings.HasSuffix(s, "-dirty") || strings.Contains(s, "+") {
 		return "", false
 	}
 	if v, ok := release(s); ok {
@@ -155,6 +164,11 @@ func readStamp(s string) (string, bool) {
 	}
 	return v.String(), true
 }
+
+// StampRelease reports whether s, stamped at link time, makes a release
+// build, and the version it then says: what the release workflow's tag
+// check asks before goreleaser stamps a tag.
+func StampRelease(s string) (string, bool) { return readStamp(s) }
 
 // describeOutput reports whether s is git describe's name of a commit past
 // a tag ("v1.2.0-3-gabc1234", "-dirty" after it), which semver reads as a

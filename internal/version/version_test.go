@@ -36,8 +36,12 @@ func TestResolve(t *testing.T) {
 		{"no vcs", "", build("(devel)"), "dev", true, FromCheckout},
 		{"stamp not a version", "v1.2.0-3-gabcdef-dirty-x y", build("(devel)", "vcs.revision", rev), "dev+0123456789ab", true, FromCheckout},
 		{"short stamp", "v1.4", build("(devel)"), "1.4.0", false, FromStamp},
+		{"dev stamp at a tag", "dev+0123456789ab.dirty", build("v1.4.0", "vcs.revision", rev, "vcs.modified", "false"), "dev+0123456789ab.dirty", true, FromStamp},
 		{"git describe past a tag", "v1.2.0-3-gabc1234", build("(devel)", "vcs.revision", rev), "dev+0123456789ab", true, FromCheckout},
 		{"git describe, dirty", "v1.2.0-3-gabc1234-dirty", build("(devel)"), "dev", true, FromCheckout},
+		{"git describe at a tag, dirty", "v1.4.0-dirty", build("(devel)"), "dev", true, FromCheckout},
+		{"build metadata", "1.4.0+dirty", build("(devel)"), "dev", true, FromCheckout},
+		{"a pseudo-version stamped", "v1.4.1-0.20261128120000-0123456789ab", build("(devel)"), "dev", true, FromCheckout},
 		{"a pre-release that looks close", "1.5.0-rc-2", build("(devel)"), "1.5.0-rc-2", false, FromStamp},
 		{"stamp of a word", "unknown", build("(devel)"), "dev", true, FromCheckout},
 		{"nothing", "", nil, "dev", true, FromUnknown},
@@ -85,6 +89,13 @@ func TestRequirement(t *testing.T) {
 		{"~1.4", "1.5.0", false},
 		{"^1.4", "1.5.0", true},
 		{"< 1.0 || >= 1.4", "0.9.0", true},
+		// A constraint that names a pre-release compares pre-releases as
+		// themselves: rc.1 is below rc.2, the release above it.
+		{">= 1.5.0-rc.2", "1.5.0-rc.1", false},
+		{">= 1.5.0-rc.2", "1.5.0-rc.2", true},
+		{">= 1.5.0-rc.2", "1.5.0", true},
+		{">= 1.5.0-rc.2", "1.6.0-rc.1", true},
+		{"!= 1.5.0-rc.1", "1.5.0-rc.1", false},
 	} {
 		r, err := ParseRequirement(c.text, "taskresume.minVersion")
 		if err != nil {
@@ -123,7 +134,7 @@ func TestLowerBound(t *testing.T) {
 		}
 	}
 	r, _ := ParseRequirement(">= 1.4", "k")
-	for rec, want := range map[string]bool{"1.4.0": true, "1.2.0": false, "dev+abc": true, "dev": true, "garbage": false, "1.5.0-rc.1": true} {
+	for rec, want := range map[string]bool{"1.4.0": true, "1.2.0": false, "dev+abc": true, "dev": true, "garbage": false, "1.5.0-rc.1": true, "1.4.0-rc.1": true} {
 		if got := r.AllowsRecorded(rec); got != want {
 			t.Errorf("recorded %q allowed %v, want %v", rec, got, want)
 		}

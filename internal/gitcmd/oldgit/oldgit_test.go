@@ -119,3 +119,20 @@ func TestNoVersionOnTheWay(t *testing.T) {
 		}
 	}
 }
+
+// A git whose version cannot be read says nothing about a failure: the
+// failure's own words are the line, not "cannot read git's version" (and
+// the modes that check first are not refused for it).
+func TestUnreadableVersionBlamesNothing(t *testing.T) {
+	dir := newRun(t)
+	path := fakeGit(t, "garbage", false)
+	for _, c := range commands {
+		r := testbin.Run(dir, []string{"PATH=" + path}, c.prog, c.args...)
+		if strings.Contains(r.Stderr, "version") {
+			t.Errorf("%s: a version that cannot be read is blamed: %q", strings.Join(r.Args, " "), r.Stderr)
+		}
+		if r.Code != 0 && !strings.Contains(r.Stderr, "unknown switch") && !strings.Contains(r.Stderr, "nothing to undo") && !strings.Contains(r.Stderr, "no save") {
+			t.Errorf("%s: exit %d, stderr %q: not the failure's own words", strings.Join(r.Args, " "), r.Code, r.Stderr)
+		}
+	}
+}

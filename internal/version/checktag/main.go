@@ -19,6 +19,8 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/taskresume/git-taskresume/internal/version"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -54,6 +56,17 @@ func check(tag string) (string, error) {
 	}
 	if v.Metadata() != "" {
 		return "", fmt.Errorf("tag %q has build metadata (+%s), which Go module versions cannot carry: %s", tag, v.Metadata(), form)
+	}
+	// The module path has no /vN suffix: go install ...@v2.0.0 refuses
+	// it, and a build at such a tag records a pseudo-version.
+	if v.Major() >= 2 {
+		return "", fmt.Errorf("tag %q is major version %d, which the module path github.com/taskresume/git-taskresume (no /v%d) cannot take: go install would refuse it; %s", tag, v.Major(), v.Major(), form)
+	}
+	// A tag the binaries would read back as a development build (git
+	// describe's form, a pseudo-version) ships binaries every repository
+	// allows.
+	if _, ok := version.StampRelease(rest); !ok {
+		return "", fmt.Errorf("tag %q reads as a commit, not a release (git describe's or a Go pseudo-version's form): %s", tag, form)
 	}
 	return rest, nil
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func TestCheckTag(t *testing.T) {
-	for _, tag := range []string{"v1.4.0", "v0.0.1", "v1.5.0-rc.1", "v10.20.30", "v2.0.0-alpha.beta-1"} {
+	for _, tag := range []string{"v1.4.0", "v0.0.1", "v1.5.0-rc.1", "v1.20.30", "v1.0.0-alpha.beta-1"} {
 		var out, errb bytes.Buffer
 		if code := run([]string{tag}, &out, &errb); code != 0 || errb.Len() != 0 {
 			t.Errorf("%s: exit %d, stderr %q; want it accepted", tag, code, errb.String())
@@ -27,6 +27,11 @@ func TestCheckTag(t *testing.T) {
 		"vnext":        "not a semantic version",
 		"v":            "not a semantic version",
 		"":             "does not start with v",
+		"v2.0.0":       "major version 2",
+		"v10.20.30":    "major version 10",
+		// Read back by the binaries as development builds.
+		"v1.4.0-3-gabc1234":                    "reads as a commit",
+		"v1.4.1-0.20261128120000-0123456789ab": "reads as a commit",
 	} {
 		var out, errb bytes.Buffer
 		code := run([]string{tag}, &out, &errb)
