@@ -16,17 +16,21 @@ import (
 // gone (a whole run cleaned): git config's constraint always counts, the
 // plan's when the run's plan can still be read.
 func checkVersion(ctx context.Context, repo *gitcmd.Repo, opts Options) error {
-	gate, err := configGate(ctx, repo)
-	if err != nil {
-		return err
-	}
-	if s := gate.Refusal(); s != "" {
-		return &exit.BadInputError{Msg: s}
-	}
+	// The read that checks a clean's input: its gate holds git config's
+	// constraint and the plan's.
 	st, err := resume.Gather(ctx, repo, inputOpts(opts))
 	switch {
 	case errors.Is(err, resume.ErrUnknownRun):
-		return nil // the run is gone, plan and all: the config's constraint stands alone
+		// The run is gone, plan and all: the config's constraint stands
+		// alone.
+		gate, err := configGate(ctx, repo)
+		if err != nil {
+			return err
+		}
+		if s := gate.Refusal(); s != "" {
+			return &exit.BadInputError{Msg: s}
+		}
+		return nil
 	case err != nil:
 		// Any other failure may hide the plan's constraint: the versions
 		// the run allows must be known before its saves are touched.

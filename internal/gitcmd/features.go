@@ -189,7 +189,7 @@ func MinVersion() *semver.Version {
 		if !f.Minimum {
 			continue
 		}
-		v, err := semver.NewVersion(strings.TrimSpace(strings.TrimPrefix(f.Needs, ">=")))
+		v, err := semver.NewVersion(f.since())
 		if err != nil {
 			panic(fmt.Sprintf("gitcmd.Features: %s: %q is not \">= VERSION\"", f.Name, f.Needs))
 		}
@@ -270,7 +270,7 @@ type TooOldError struct {
 
 func (e *TooOldError) Error() string {
 	return fmt.Sprintf("git %s is too old for %s: %s needs git %s or newer; upgrade git",
-		Short(e.Git), e.Prog, e.Feature.Name, needs(e.Feature.Name))
+		Short(e.Git), e.Prog, e.Feature.Name, e.Feature.since())
 }
 
 // CheckVersion runs `git version` and returns a TooOldError when the
@@ -293,12 +293,14 @@ func CheckVersion(ctx context.Context, prog string) error {
 	return nil
 }
 
-// needs is the version the row of Features named name needs, for a
-// message: "2.31" of ">= 2.31".
+// since is the version a minimum needs, for a message: "2.31" of ">= 2.31".
+func (f Feature) since() string { return strings.TrimSpace(strings.TrimPrefix(f.Needs, ">=")) }
+
+// needs is the version the row of Features named name needs.
 func needs(name string) string {
 	for _, f := range Features {
 		if f.Name == name {
-			return strings.TrimSpace(strings.TrimPrefix(f.Needs, ">="))
+			return f.since()
 		}
 	}
 	panic("gitcmd.Features has no row " + name)

@@ -107,8 +107,7 @@ func (p *parser) requires(num int, v string) {
 		p.errorf(num, "%s", err.Error())
 		return
 	}
-	r.Source = position(p.path, num)
-	r.Source = strings.TrimSuffix(r.Source, ": ")
+	r.Source = strings.TrimSuffix(position(p.path, num), ": ") // "plan.md:3"
 	switch {
 	case p.plan.Requires == nil:
 		p.plan.Requires = &r
@@ -119,6 +118,7 @@ func (p *parser) requires(num int, v string) {
 	}
 }
 
+// oneOfFold reports whether s is one of names, ASCII case aside.
 func oneOfFold(s string, names ...string) bool {
 	for _, n := range names {
 		if asciiEqualFold(s, n) {

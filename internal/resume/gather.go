@@ -99,8 +99,8 @@ type gathering struct {
 	cfg map[string]string
 	// cfgRequires is git config taskresume.minVersion, read.
 	cfgRequires *version.Requirement
-	// otherRequires are the constraints of the plan's copies not read.
-	otherRequires []version.Requirement
+	// planRequires are the constraints of every copy of the plan found.
+	planRequires []version.Requirement
 	// remotes are the configured remotes, as git spells them, and where
 	// each one's branches are.
 	remotes remoteSet
@@ -584,7 +584,7 @@ func (g *gathering) readPlan() error {
 		return err
 	}
 	p := pr.plan
-	g.otherRequires = pr.requires
+	g.planRequires = pr.requires
 	g.p, g.planRepoPath, g.committed, g.sameCommitted = p, pr.repoPath, pr.committed, pr.sameCommitted
 	st.planLooked, st.planSuggest = pr.looked, pr.suggest
 	if p != nil {

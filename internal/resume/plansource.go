@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -70,24 +71,38 @@ type planResult struct {
 	// places are where the plan was looked for (none when it was named):
 	// where the hints look for a near run's plan and for run ids.
 	places []planfind.Place
-	// requires are the version constraints of the copies not read (the
-	// ones that differ, the committed version of an edited copy, the
-	// run's own plan when --plan named another): a copy cannot be chosen,
-	// nor a plan named, to leave out the versions the run allows.
+	// requires are the version constraints of the plan read and of every
+	// other copy found (the ones that differ, the committed version of an
+	// edited copy, the run's own plan when --plan named another), each
+	// once: a copy cannot be chosen, nor a plan named, to leave out the
+	// versions the run allows.
 	requires []version.Requirement
 }
 
-// addRequires keeps p's version constraint among res.requires.
-func (res *planResult) addRequires(p *plan.Plan) {
-	if p == nil || p.Requires == nil {
-		return
+// addRequires keeps the version constraints of plans among res.requires,
+// each once.
+func (res *planResult) addRequires(plans ...*plan.Plan) {
+	for _, p := range plans {
+		if p == nil || p.Requires == nil || slices.ContainsFunc(res.requires, func(r version.Requirement) bool {
+			return r.Constraint == p.Requires.Constraint && r.Source == p.Requires.Source
+		}) {
+			continue
+		}
+		res.requires = append(res.requires, *p.Requires)
 	}
-	for _, r := range res.requires {
-		if r.Constraint == p.Requires.Constraint && r.Source == p.Requires.Source {
-			return
+}
+
+// addFound keeps the version constraints of every copy a search found.
+func (res *planResult) addFound(found *planfind.Found) {
+	if c := found.Copy; c != nil {
+		res.addRequires(c.Plan)
+		if c.Head != nil {
+			res.addRequires(c.Head.Plan)
 		}
 	}
-	res.requires = append(res.requires, *p.Requires)
+	for _, d := range found.Differs {
+		res.addRequires(d.Plan)
+	}
 }
 
 // committedPlan is a version of the plan in a commit.
@@ -130,7 +145,8 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts
 	}
 	if given != nil || err != nil {
 		if err == nil {
-			given.requires = foundRequires(ctx, repo, objs, opts.Run, refs, wts, base, worktreeDir)
+			given.addRequires(given.plan)
+			given.addFoundElsewhere(ctx, repo, objs, opts.Run, refs, wts, base, worktreeDir)
 		}
 		return given, err
 	}
@@ -159,11 +175,8 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts
 	res.sameCommitted = found.SameCommitted
 	if h := c.Head; h != nil {
 		res.committed = &committedPlan{plan: h.Plan, commit: h.Commit, path: h.RepoPaths[0]}
-		res.addRequires(h.Plan)
 	}
-	for _, d := range found.Differs {
-		res.addRequires(d.Plan)
-	}
+	res.addFound(found)
 	src := &PlanSource{Name: c.Name, Files: c.RepoPaths, Uncommitted: c.Uncommitted, Commit: c.Commit}
 	if c.Place.Dir != "" {
 		src.Place, src.Worktree = PlanInWorkingTree, c.Place.Dir
@@ -189,29 +202,19 @@ func findPlan(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, opts
 	return res, nil
 }
 
-// foundRequires is the version constraints of the run's own plan, in every
-// copy found where it is looked for, when --plan or taskresume.plan named
-// the plan read: naming a plan must not leave out the versions the run
-// allows. Nothing found, or a copy that does not parse, adds nothing: the
-// plan named is the one read.
-func foundRequires(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run string, refs map[string]gitcmd.Ref, wts []*worktree.Worktree, base BaseRef, worktreeDir string) []version.Requirement {
+// addFoundElsewhere adds the version constraints of the run's own plan, in
+// every copy found where it is looked for, when --plan or taskresume.plan
+// named the plan read: naming a plan must not leave out the versions the
+// run allows. Nothing found, or a copy that does not parse, adds nothing:
+// the plan named is the one read.
+func (res *planResult) addFoundElsewhere(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, run string, refs map[string]gitcmd.Ref, wts []*worktree.Worktree, base BaseRef, worktreeDir string) {
 	places, err := planPlaces(ctx, repo, run, refs, wts, base, worktreeDir)
 	if err != nil {
-		return nil
+		return
 	}
-	found, err := planfind.Find(ctx, repo, objs, run, places)
-	if err != nil || found.Copy == nil || found.Copy.Err != nil {
-		return nil
+	if found, err := planfind.Find(ctx, repo, objs, run, places); err == nil && found.Copy != nil && found.Copy.Err == nil {
+		res.addFound(found)
 	}
-	res := &planResult{}
-	res.addRequires(found.Copy.Plan)
-	if h := found.Copy.Head; h != nil {
-		res.addRequires(h.Plan)
-	}
-	for _, d := range found.Differs {
-		res.addRequires(d.Plan)
-	}
-	return res.requires
 }
 
 // planPlaces lists where a run's plan may be, newest-first by nature:

@@ -21,6 +21,10 @@ import (
 // (the clean's --undo, --restore, --expire-backups) test for it.
 var ErrUnknownRun = errors.New("unknown run")
 
+// ErrBadVersionSetting is wrapped by the error of a taskresume.minVersion
+// that does not parse: the repository's, not one run's (--list stops at it).
+var ErrBadVersionSetting = errors.New("bad taskresume.minVersion")
+
 // ToolVersion is this binary against the versions the repository allows,
 // in the report: present only when a version is required.
 type ToolVersion struct {
@@ -43,14 +47,14 @@ func configRequirement(cfg map[string]string) (*version.Requirement, error) {
 	}
 	r, err := version.ParseRequirement(v, "git config "+version.ConfigKey)
 	if err != nil {
-		return nil, &exit.BadInputError{Msg: err.Error()}
+		return nil, &exit.BadInputError{Msg: err.Error(), Err: ErrBadVersionSetting}
 	}
 	return &r, nil
 }
 
-// ConfigGate is the gate of git config alone: for the clean's modes that
-// read no plan (--undo, --restore, --expire-backups) when the run's plan
-// cannot be read any more.
+// ConfigGate is the gate of git config alone: where no plan is read (the
+// clean's --backups, --list's check of the setting, and --undo, --restore
+// and --expire-backups of a run that is gone).
 func ConfigGate(cfg map[string]string) (version.Gate, error) {
 	g := version.Gate{This: version.Get()}
 	r, err := configRequirement(cfg)
@@ -67,14 +71,7 @@ func (g *gathering) setGate() {
 	if g.cfgRequires != nil {
 		st.Gate.Requires = append(st.Gate.Requires, *g.cfgRequires)
 	}
-	if st.Plan != nil && st.Plan.Requires != nil {
-		st.Gate.Requires = append(st.Gate.Requires, *st.Plan.Requires)
-	}
-	for _, r := range g.otherRequires {
-		if p := st.Plan; p == nil || p.Requires == nil || p.Requires.Constraint != r.Constraint || p.Requires.Source != r.Source {
-			st.Gate.Requires = append(st.Gate.Requires, r)
-		}
-	}
+	st.Gate.Requires = append(st.Gate.Requires, g.planRequires...)
 	if len(st.Gate.Requires) == 0 {
 		return
 	}

@@ -136,6 +136,12 @@ func Build(t testing.TB, flags ...string) string {
 	return bin
 }
 
+// BuildInto builds both commands, with go build's flags, into dir: for a
+// package whose TestMain wants builds of its own for all its tests (two
+// stamped versions, say). Call it before Main, whose HOME the build cache
+// does not follow.
+func BuildInto(dir string, flags ...string) error { return build(dir, flags...) }
+
 // ModuleRoot is the directory of go.mod: the checkout the commands are
 // built from.
 func ModuleRoot(t testing.TB) string {

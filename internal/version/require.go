@@ -77,13 +77,9 @@ func clip(s string) string {
 }
 
 // Allows reports whether the constraint allows the binary: a development
-// build always, a release by its three numbers (see Info.Semver).
+// build always, a release as a version it recorded would be (see check).
 func (r Requirement) Allows(i Info) bool {
-	if i.Dev || r.c == nil {
-		return true
-	}
-	v, err := semver.StrictNewVersion(i.Version)
-	return err == nil && r.check(v)
+	return i.Dev || i.Version != "" && r.AllowsRecorded(i.Version)
 }
 
 // AllowsRecorded reports whether a version recorded by another binary (a

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,11 +32,8 @@ func TestMain(m *testing.M) {
 	defer func() { os.RemoveAll(tmp); os.Exit(code) }()
 	for _, v := range []string{"1.2.0", "1.5.0"} {
 		dir := filepath.Join(tmp, v)
-		cmd := exec.Command("go", "build", "-ldflags", "-X github.com/taskresume/git-taskresume/internal/version.stamped="+v,
-			"-o", dir+string(filepath.Separator), "./cmd/...")
-		cmd.Dir = "../.."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", v, err, out)
+		if err := testbin.BuildInto(dir, "-ldflags=-X github.com/taskresume/git-taskresume/internal/version.stamped="+v); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			return
 		}
 		releases[v] = dir
@@ -318,7 +314,7 @@ func TestBackupModesReadThePlan(t *testing.T) {
 	}
 
 	_, b, _ := origin(t, "taskresume-version: soon")
-	for _, c := range [][]string{{"--expire-backups", "1000d"}, {"--undo"}, {"--backups"}} {
+	for _, c := range [][]string{{"--expire-backups", "1000d"}, {"--backups"}} {
 		r := testbin.Taskclean(b, cur, append([]string{"--run", run}, c...)...)
 		if c[0] == "--backups" {
 			// A listing reads no plan: allowed, whatever the plan says.
@@ -326,9 +322,6 @@ func TestBackupModesReadThePlan(t *testing.T) {
 				t.Errorf("--backups with a plan constraint that does not parse: exit %d %q", r.Code, r.Stderr)
 			}
 			continue
-		}
-		if c[0] == "--undo" {
-			continue // nothing to undo: that refusal comes first
 		}
 		if r.Code != 2 || !strings.Contains(r.Stderr, "plan.md:3: taskresume-version \"soon\"") {
 			t.Errorf("%s with a plan constraint that does not parse: exit %d %q", c[0], r.Code, r.Stderr)

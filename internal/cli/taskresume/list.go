@@ -2,6 +2,7 @@ package taskresume
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -109,15 +110,6 @@ func list(ctx context.Context, o Options, stdout io.Writer) (err error) {
 	if err := resume.CheckRemote(ctx, repo, o.Remote); err != nil {
 		return err
 	}
-	// A required version that does not parse is the repository's, not
-	// one run's: one line, exit 2, rather than an error on every row.
-	cfg, err := repo.Config(ctx, "taskresume")
-	if err != nil {
-		return err
-	}
-	if _, err := resume.ConfigGate(cfg); err != nil {
-		return err
-	}
 	ids, err := runsOf(ctx, repo)
 	if err != nil {
 		return err
@@ -129,6 +121,11 @@ func list(ctx context.Context, o Options, stdout io.Writer) (err error) {
 	for i, id := range ids {
 		e := ListEntry{RunID: id}
 		st, err := resume.Gather(ctx, repo, resume.Options{Run: id, Base: o.Base, Cwd: cwd, Remote: o.Remote})
+		if errors.Is(err, resume.ErrBadVersionSetting) {
+			// The repository's setting, not this run's: one line, exit 2,
+			// rather than the same error on every row.
+			return err
+		}
 		if err != nil {
 			e.Status, e.Error = "error", err.Error()
 		} else {
