@@ -73,6 +73,12 @@ func setup(env *testscript.Env) error {
 	}
 	// Never find a repository above $WORK (the "not a repository" case).
 	env.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(env.WorkDir))
+	// GIT_TASKRESUME_TEST_SHARED=1 go test: every report read through the
+	// reads a list shares, to show they answer as git does
+	// (CONTRIBUTING.md).
+	if v := os.Getenv("GIT_TASKRESUME_TEST_SHARED"); v != "" {
+		env.Setenv("GIT_TASKRESUME_TEST_SHARED", v)
+	}
 	return nil
 }
 

@@ -29,6 +29,8 @@ type Objects struct {
 	// same base tree once per task tip otherwise.
 	treeMu sync.Mutex
 	trees  map[string][]TreeEntry
+	// shared: a reader of Shared, closed by it alone.
+	shared bool
 }
 
 // Object is what cat-file found under a name. Type is "" when nothing is
@@ -51,6 +53,9 @@ func (e TreeEntry) IsDir() bool { return e.Mode == "40000" || canonMode(e.Mode) 
 
 // ObjectReader starts the reader. Close it when done.
 func (r *Repo) ObjectReader(ctx context.Context) (*Objects, error) {
+	if r.shared != nil && r.shared.objs != nil {
+		return r.shared.Objects(), nil
+	}
 	args := []string{"cat-file", "--batch"}
 	trace(r.Dir, args)
 	processes.Add(1)
@@ -307,7 +312,7 @@ func ParseTree(data []byte, hashLen int) ([]TreeEntry, error) {
 
 // Close stops the reader.
 func (o *Objects) Close() error {
-	if o == nil || o.cmd == nil {
+	if o == nil || o.cmd == nil || o.shared {
 		return nil
 	}
 	o.in.Close()
@@ -608,4 +613,11 @@ func canonMode(m string) string {
 		return "100755"
 	}
 	return "100644"
+}
+
+// forgetTrees lets go of the trees read so far.
+func (o *Objects) forgetTrees() {
+	o.treeMu.Lock()
+	o.trees = nil
+	o.treeMu.Unlock()
 }

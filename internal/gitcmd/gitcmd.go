@@ -8,6 +8,7 @@
 package gitcmd
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -101,6 +102,9 @@ type Runner struct {
 	// hooks, or by `git --git-dir`) are not passed on: with them, status
 	// would describe another tree and dirty work could go unsaved.
 	Worktree bool
+	// shared, when set, answers the reads every run of a list makes
+	// alike (Repo.WithShared).
+	shared *Shared
 }
 
 // repoScoped are the variables that pin git to one repository and tree.
@@ -201,6 +205,15 @@ const killWait = time.Second
 
 // RunEnv is RunInput with extra environment variables (KEY=VALUE).
 func (r Runner) RunEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
+	if r.shared != nil && env == nil && stdin == nil {
+		if key, ok := memoKey(args); ok {
+			return r.shared.memoized(r.Dir+"\x00"+key, func() ([]byte, error) {
+				c := r
+				c.shared = nil
+				return c.RunEnv(ctx, nil, nil, args...)
+			})
+		}
+	}
 	cmd := r.command(ctx, env, args)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
@@ -297,4 +310,38 @@ func Mark(label string) {
 		return
 	}
 	appendTo("GIT_TASKRESUME_TIMING", fmt.Sprintf("%7.2f         -- %s", ms(time.Since(started)), label))
+}
+
+// stream runs git with args and hands its standard output to read as it
+// comes: for an output too large to hold whole. git's failure wins over
+// read's.
+func (r Runner) stream(ctx context.Context, read func(*bufio.Reader) error, args ...string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := r.command(ctx, nil, args)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git %s: %w", args[0], err)
+	}
+	rerr := read(bufio.NewReaderSize(out, 64<<10))
+	if rerr != nil {
+		cancel() // git need not go on
+	}
+	err = cmd.Wait()
+	timing(t0, args)
+	if err != nil && rerr == nil {
+		code := -1
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		return &Error{Args: args, ExitCode: code, Stderr: stderr.String(), Err: err}
+	}
+	return rerr
 }

@@ -144,6 +144,23 @@ type Ref struct {
 // under bodyPrefixes (each ending in "/"), in one for-each-ref: what
 // SavedRefs would read with a process of its own.
 func (r *Repo) RefsAndBodies(ctx context.Context, bodyPrefixes []string, patterns ...string) ([]Ref, []SavedRef, error) {
+	if r.shared != nil {
+		if saved, ok := r.shared.bodiesUnder(bodyPrefixes); ok {
+			if refs, ok := r.shared.refsMatching(patterns); ok {
+				var out []Ref
+				for _, ref := range refs {
+					under := false
+					for _, p := range bodyPrefixes {
+						under = under || strings.HasPrefix(ref.Name, p)
+					}
+					if !under {
+						out = append(out, ref)
+					}
+				}
+				return out, saved, nil
+			}
+		}
+	}
 	args := []string{"for-each-ref",
 		"--format=%(refname)%00%(objectname)%00%(objecttype)%00%(symref)%00%(committerdate:unix)%00%(tree)%00%(parent)%00%(contents:body)%00",
 		"--end-of-options"}
@@ -187,6 +204,11 @@ func (r *Repo) RefsAndBodies(ctx context.Context, bodyPrefixes []string, pattern
 // ("refs/heads/x1y2z3-task-*"); a literal pattern only matches a whole name
 // or a prefix ending in "/", which is why task prefixes must be globbed.
 func (r *Repo) Refs(ctx context.Context, patterns ...string) ([]Ref, error) {
+	if r.shared != nil {
+		if refs, ok := r.shared.refsMatching(patterns); ok {
+			return refs, nil
+		}
+	}
 	args := []string{"for-each-ref",
 		"--format=%(refname)%00%(objectname)%00%(objecttype)%00%(symref)%00%(committerdate:unix)%00",
 		"--end-of-options"}
@@ -405,6 +427,9 @@ func (r *Repo) SavedRefs(ctx context.Context, prefix string) ([]SavedRef, error)
 // IsAncestor says whether anc is desc or one of its ancestors (git
 // merge-base --is-ancestor).
 func (r *Repo) IsAncestor(ctx context.Context, anc, desc string) (bool, error) {
+	if yes, ok := r.shared.isAncestor(anc, desc); ok {
+		return yes, nil
+	}
 	_, err := r.Run(ctx, "merge-base", "--is-ancestor", "--end-of-options", anc, desc)
 	if err == nil {
 		return true, nil
@@ -513,6 +538,11 @@ func (r *Repo) logRevs(ctx context.Context, include, exclude []string, boundary 
 	if len(include) == 0 {
 		return nil, nil, nil
 	}
+	if r.shared != nil {
+		if cs, trees, ok := r.shared.logRevs(include, exclude, boundary); ok {
+			return cs, trees, nil
+		}
+	}
 	in, err := revInput(include, exclude)
 	if err != nil {
 		return nil, nil, err
@@ -546,6 +576,11 @@ func (r *Repo) RevSet(ctx context.Context, include, exclude []string) (map[strin
 	set := map[string]bool{}
 	if len(include) == 0 {
 		return set, nil
+	}
+	if r.shared != nil {
+		if s, ok := r.shared.revSet(include, exclude); ok {
+			return s, nil
+		}
 	}
 	in, err := revInput(include, exclude)
 	if err != nil {
@@ -593,29 +628,38 @@ func parseLog(out []byte) ([]LogEntry, error) {
 			continue
 		}
 		f := strings.Split(strings.TrimLeft(string(rec), "\n"), "\x00")
-		// The body comes last, after a "B" so that a body starting with a
-		// newline never reads as the end of the record.
-		if len(f) != 9 || !strings.HasPrefix(f[8], "B") {
-			return nil, fmt.Errorf("log: unexpected record %q", rec)
-		}
-		e := LogEntry{OID: f[0], Parents: strings.Fields(f[1]), Subject: f[2],
-			RunIDs: splitList(f[3]), TaskIDs: splitList(f[4]), Tree: f[5]}
-		e.Time, _ = strconv.ParseInt(f[7], 10, 64)
-		body := f[8][1:]
-		if f[6] == "-" {
-			e.Reverts = "-" // a boundary commit; LogWalk takes it out
-		} else if m := revertLine.FindStringSubmatch(body); m != nil {
-			e.Reverts = m[1]
-		}
-		if m := pickedLine.FindStringSubmatch(body); m != nil {
-			e.PickedFrom = m[1]
-		}
-		if len(e.Parents) < 2 {
-			e.Listed = ListSquashed(e.Subject, body)
+		e, err := logEntry(f)
+		if err != nil {
+			return nil, err
 		}
 		res = append(res, e)
 	}
 	return res, nil
+}
+
+// logEntry reads the fields of one record of logFormat.
+func logEntry(f []string) (LogEntry, error) {
+	// The body comes last, after a "B" so that a body starting with a
+	// newline never reads as the end of the record.
+	if len(f) != 9 || !strings.HasPrefix(f[8], "B") {
+		return LogEntry{}, fmt.Errorf("log: unexpected record %q", strings.Join(f, "\x00"))
+	}
+	e := LogEntry{OID: f[0], Parents: strings.Fields(f[1]), Subject: f[2],
+		RunIDs: splitList(f[3]), TaskIDs: splitList(f[4]), Tree: f[5]}
+	e.Time, _ = strconv.ParseInt(f[7], 10, 64)
+	body := f[8][1:]
+	if f[6] == "-" {
+		e.Reverts = "-" // a boundary commit; LogWalk takes it out
+	} else if m := revertLine.FindStringSubmatch(body); m != nil {
+		e.Reverts = m[1]
+	}
+	if m := pickedLine.FindStringSubmatch(body); m != nil {
+		e.PickedFrom = m[1]
+	}
+	if len(e.Parents) < 2 {
+		e.Listed = ListSquashed(e.Subject, body)
+	}
+	return e, nil
 }
 
 // A forge's squash names the squashed commits in its message. Read are:

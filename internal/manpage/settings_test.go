@@ -38,8 +38,10 @@ var (
 )
 
 // testHooks are the variables that make git taskclean crash on purpose,
-// for the tests of its recovery: not for users, so not documented.
-var testHooks = []string{"GIT_TASKCLEAN_CRASH_AFTER", "GIT_TASKCLEAN_CRASH_IN_TXN"}
+// for the tests of its recovery, and the one that reads every report
+// through --list's shared reads, for the test suite's check of them: not
+// for users, so not documented.
+var testHooks = []string{"GIT_TASKCLEAN_CRASH_AFTER", "GIT_TASKCLEAN_CRASH_IN_TXN", "GIT_TASKRESUME_TEST_SHARED"}
 
 // prefixFilters are the places allowed a bare prefix literal, each a
 // filter that only selects keys, never a key built from a prefix (which

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
@@ -33,7 +34,57 @@ type entry struct {
 
 type diskFiles struct{ top string }
 
+// shared, while set (ShareDisk), remembers what the working trees'
+// directories and files held, for a list that reads every run's plan
+// in the same few directories.
+var shared struct {
+	sync.Mutex
+	on    bool
+	lists map[string][]entry
+	reads map[string]diskRead
+}
+
+type diskRead struct {
+	data []byte
+	mod  time.Time
+	ok   bool
+}
+
+// ShareDisk makes the reads of the working trees' plans remembered until
+// the function it returns is called: a list of runs is one view of the
+// files, as of their first read.
+func ShareDisk() (stop func()) {
+	shared.Lock()
+	shared.on, shared.lists, shared.reads = true, map[string][]entry{}, map[string]diskRead{}
+	shared.Unlock()
+	return func() {
+		shared.Lock()
+		shared.on, shared.lists, shared.reads = false, nil, nil
+		shared.Unlock()
+	}
+}
+
 func (d diskFiles) list(dir string) ([]entry, error) {
+	key := filepath.Join(d.top, filepath.FromSlash(dir))
+	shared.Lock()
+	on := shared.on
+	out, ok := shared.lists[key]
+	shared.Unlock()
+	if ok {
+		return out, nil
+	}
+	out, err := d.listDisk(dir)
+	if on && err == nil {
+		shared.Lock()
+		if shared.on {
+			shared.lists[key] = out
+		}
+		shared.Unlock()
+	}
+	return out, err
+}
+
+func (d diskFiles) listDisk(dir string) ([]entry, error) {
 	ents, err := os.ReadDir(filepath.Join(d.top, filepath.FromSlash(dir)))
 	if err != nil {
 		return nil, nil // none here (or unreadable): no copy
@@ -48,6 +99,25 @@ func (d diskFiles) list(dir string) ([]entry, error) {
 
 func (d diskFiles) read(p string) ([]byte, time.Time, bool, error) {
 	full := filepath.Join(d.top, filepath.FromSlash(p))
+	shared.Lock()
+	on := shared.on
+	r, ok := shared.reads[full]
+	shared.Unlock()
+	if ok {
+		return r.data, r.mod, r.ok, nil
+	}
+	data, mod, found, err := d.readDisk(full)
+	if on && err == nil {
+		shared.Lock()
+		if shared.on {
+			shared.reads[full] = diskRead{data, mod, found}
+		}
+		shared.Unlock()
+	}
+	return data, mod, found, err
+}
+
+func (d diskFiles) readDisk(full string) ([]byte, time.Time, bool, error) {
 	st, err := os.Stat(full)
 	if err != nil || !st.Mode().IsRegular() {
 		return nil, time.Time{}, false, nil

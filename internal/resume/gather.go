@@ -121,7 +121,7 @@ type gathering struct {
 	// (none: defIsBase).
 	defOIDs   []string
 	defIsBase bool
-	defCh     chan logged
+	defLog    func() logged // the default branches' log, read once
 	walkCh    chan walked
 	guessRes  guess
 	guessDone chan struct{} // closed once guessRes is set
@@ -154,7 +154,8 @@ type gathering struct {
 	guessed                  map[string]bool
 	taskChanges              gitcmd.Changes
 	guessedCands, cands      gitcmd.Changes
-	walkPlanOnly             map[string][]string // the walk's commits that only edit the plan
+	walkPlanOnly             map[string][]string  // the walk's commits that only edit the plan
+	preStates                []branches.TaskState // ListRow: the verdict before landed work, for the squash search
 	planFilesOnce            sync.Once
 	planFilesRead            []string
 	runWts                   []*Worktree
@@ -187,6 +188,9 @@ type guess struct {
 
 func newGathering(ctx context.Context, o *Opening, opts Options) *gathering {
 	repo := o.early()
+	if opts.Shared != nil {
+		repo = repo.WithShared(opts.Shared)
+	}
 	st := &State{Repo: repo, WorktreeDir: ".worktrees", opts: opts}
 	st.Report = &Report{SchemaVersion: SchemaVersion, RunID: opts.Run, Problems: []Problem{},
 		Phases: []Phase{}, Worktrees: []*Worktree{}, UnknownBranches: []string{}, StaleWorktrees: []string{}}
@@ -273,6 +277,9 @@ func (g *gathering) readFirst() error {
 	if err != nil {
 		return err
 	}
+	if g.opts.Shared != nil {
+		found = found.WithShared(g.opts.Shared)
+	}
 	g.repo = found
 	st.Repo = found
 	gitcmd.Mark("stage A done")
@@ -304,9 +311,21 @@ func (g *gathering) applyConfig() error {
 		if err != nil || d <= 0 {
 			return exit.BadInput("git config taskresume.remoteTimeout %q: want a duration such as 30s", t)
 		}
-		claims.Timeout = d
+		setRemoteTimeout(d)
 	}
 	return nil
+}
+
+// timeoutMu guards the writes of claims.Timeout: the runs of a list read
+// one config at once, and only the first of them changes it.
+var timeoutMu sync.Mutex
+
+func setRemoteTimeout(d time.Duration) {
+	timeoutMu.Lock()
+	defer timeoutMu.Unlock()
+	if claims.Timeout != d {
+		claims.Timeout = d
+	}
 }
 
 // chooseRunRemote decides which remote's copies of the run's branches are
@@ -538,15 +557,18 @@ func (g *gathering) startLogs() error {
 	// beside the walk, while the plan is looked for.
 	_, g.defOIDs = defaultBranches(g.allRefs, base)
 	g.defIsBase = len(g.defOIDs) == 0
-	g.defCh = make(chan logged, 1)
-	if opts.Light || g.defIsBase {
-		g.defCh <- logged{}
-	} else {
-		defOIDs := g.defOIDs
-		g.background(func() {
-			cs, err := repo.LogRevs(ctx, defOIDs, []string{base.Commit})
-			g.defCh <- logged{cs, err}
-		})
+	defOIDs := g.defOIDs
+	g.defLog = sync.OnceValue(func() logged {
+		if opts.Light || g.defIsBase {
+			return logged{}
+		}
+		cs, err := repo.LogRevs(ctx, defOIDs, []string{base.Commit})
+		return logged{cs, err}
+	})
+	if opts.Shared == nil {
+		// git's log, started now; from a list's shared walk, read only
+		// by a run that has a plan.
+		g.background(func() { g.defLog() })
 	}
 	// The walk needs no plan: it starts now, while the plan is looked for.
 	g.walkCh = make(chan walked, 1)
@@ -562,7 +584,7 @@ func (g *gathering) startLogs() error {
 	// tip changes against it is the tasks' work. Against a shared base
 	// that moved on (main), it is also everything the base did since the
 	// fork: a wide, slow search. Then the exact paths are waited for.
-	if opts.Light || !runOwnBase(base, g.run) {
+	if opts.Light || opts.ListRow || !runOwnBase(base, g.run) {
 		close(g.guessDone)
 	} else {
 		tipsNow := append([]branches.Branch(nil), g.st.TaskBranches...)
@@ -728,7 +750,10 @@ func (g *gathering) readWalk() (err error) {
 	// a task's work starts at the base.
 	<-g.startRead
 	<-g.guessDone
-	if g.taskChanges, err = taskChangesOf(g.ctx, g.repo, g.objs, pre.States, g.guessRes.changes); err != nil {
+	if g.opts.ListRow {
+		// Read only if the squash search is needed (decide).
+		g.preStates = pre.States
+	} else if g.taskChanges, err = taskChangesOf(g.ctx, g.repo, g.objs, pre.States, g.guessRes.changes); err != nil {
 		return fmt.Errorf("look for squashed tasks: %w", err)
 	}
 	// Which of the walk's commits only edit the plan, while the landing
@@ -745,7 +770,7 @@ func (g *gathering) readWalk() (err error) {
 // it, searchLanded searches with the tasks' own, only when the guess
 // missed one.
 func (g *gathering) searchGuessed() (err error) {
-	if g.p == nil || g.opts.Light {
+	if g.p == nil || g.opts.Light || g.opts.ListRow {
 		return nil
 	}
 	<-g.guessDone
@@ -783,7 +808,7 @@ func (g *gathering) findStart() (err error) {
 	if r := g.replanned; r != nil && (r.Uncommitted || r.BaseEarlier) {
 		// Nothing the base holds is this plan's work; the default
 		// branches', only what holds the re-plan (decide).
-		d := <-g.defCh
+		d := g.defLog()
 		if !r.Uncommitted {
 			g.landedDef = d.cs
 		}
@@ -803,7 +828,7 @@ func (g *gathering) findStart() (err error) {
 			return err
 		},
 		func() (err error) {
-			d := <-g.defCh
+			d := g.defLog()
 			g.landedDef, err = d.cs, d.err
 			return err
 		},
@@ -814,7 +839,7 @@ func (g *gathering) findStart() (err error) {
 // the ones the guess found when it covered every path of the tasks' own
 // changes, else a search with those paths.
 func (g *gathering) searchLanded() (err error) {
-	if g.p == nil || g.opts.Light {
+	if g.p == nil || g.opts.Light || g.opts.ListRow {
 		return nil
 	}
 	paths, covered := squashPaths(g.taskChanges, g.guessed)
@@ -868,7 +893,8 @@ func (g *gathering) readHolding() (err error) {
 // base's, nor, the start being the base's, older than the start). Without
 // a start, git is asked.
 func (g *gathering) readDefaultHeld() (err error) {
-	if len(g.walkTips) == 0 || g.defIsBase {
+	if len(g.walkTips) == 0 || g.defIsBase || g.p == nil {
+		// Without a plan, no verdict asks.
 		return nil
 	}
 	if g.start == "" {
@@ -984,6 +1010,13 @@ func (g *gathering) decide() error {
 		// one piece of work.
 		in.Copies = g.copyFinder().restackCopies(in)
 		v = branches.Decide(in)
+		if g.opts.ListRow {
+			if done, err := g.rowSquashes(v.States); done || err != nil {
+				st.States = v.States
+				st.Verdict = v
+				return err
+			}
+		}
 		if err := findSquashes(g.ctx, g.repo, g.objs, g.walk, v.States, g.taskChanges, g.cands, landed, landedDef, v.Reverted); err != nil {
 			return fmt.Errorf("look for squashed tasks: %w", err)
 		}
@@ -1073,4 +1106,26 @@ func (g *gathering) finish() error {
 	rep.GitProcesses = int(gitcmd.Processes() - g.started)
 	gitcmd.Mark("gathered")
 	return nil
+}
+
+// rowSquashes readies the squash search of a list's row, and says whether
+// it is not needed: every task is done without it (it can only say how a
+// done task landed). Else the tasks' changes and the landed commits that
+// touch their paths are read, as a report reads them.
+func (g *gathering) rowSquashes(states []branches.TaskState) (skip bool, err error) {
+	skip = true
+	for _, s := range states {
+		skip = skip && s.Status.Done()
+	}
+	if skip {
+		return true, nil
+	}
+	if g.taskChanges, err = taskChangesOf(g.ctx, g.repo, g.objs, g.preStates, nil); err != nil {
+		return false, fmt.Errorf("look for squashed tasks: %w", err)
+	}
+	paths, _ := squashPaths(g.taskChanges, nil)
+	if g.cands, err = landedChanges(g.ctx, g.repo, g.since, g.start, paths); err != nil {
+		return false, fmt.Errorf("look for squashed tasks: %w", err)
+	}
+	return false, nil
 }

@@ -55,6 +55,15 @@ type Options struct {
 	// Progress shows the long reads (many worktrees, a remote) on a
 	// terminal; nil shows nothing.
 	Progress *progress.Meter
+	// Shared answers the reads every run of a list makes alike (refs,
+	// config, worktrees, the commits, one object reader): git is asked
+	// once for all of them, not once per run.
+	Shared *gitcmd.Shared
+	// ListRow reads what a row of --list shows: which tasks are done. The
+	// squash search, which can only tell a done task how it landed or
+	// find a task not otherwise done, runs only when a task is not done
+	// without it.
+	ListRow bool
 }
 
 // State is everything gathered about a run: the report plus what

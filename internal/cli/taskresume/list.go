@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/planfind"
@@ -110,34 +113,73 @@ func list(ctx context.Context, o Options, stdout io.Writer) (err error) {
 	if err := resume.CheckRemote(ctx, repo, o.Remote); err != nil {
 		return err
 	}
+	// What every run reads alike is read once: the refs, the commits
+	// they reach, git config, the worktrees, one object reader.
+	shared, err := gitcmd.ReadShared(ctx, repo, true)
+	if err != nil {
+		return err
+	}
+	defer shared.Close()
+	// The shared commits stay in memory while each run's reads come and
+	// go: a collection at a quarter above what is live, not at twice
+	// it, keeps the process small (a little more collecting).
+	defer debug.SetGCPercent(debug.SetGCPercent(listGCPercent))
+	// The working trees' plans are read once for every run.
+	defer planfind.ShareDisk()()
+	repo = repo.WithShared(shared)
 	ids, err := runsOf(ctx, repo)
 	if err != nil {
 		return err
 	}
-	entries := []ListEntry{}
+	entries := make([]ListEntry, len(ids))
 	cwd, _ := os.Getwd()
 	// One count for the runs; each run's own reads show no line of theirs.
 	step := o.Progress.Start("Reading runs", len(ids))
-	for i, id := range ids {
-		e := ListEntry{RunID: id}
-		st, err := resume.Gather(ctx, repo, resume.Options{Run: id, Base: o.Base, Cwd: cwd, Remote: o.Remote})
-		if errors.Is(err, resume.ErrBadVersionSetting) {
-			// The repository's setting, not this run's: one line, exit 2,
-			// rather than the same error on every row.
-			return err
-		}
+	// The runs are read a few at a time: what one waits for (an object,
+	// a file) another uses the processor meanwhile.
+	var (
+		next    atomic.Int64
+		wg      sync.WaitGroup
+		badMu   sync.Mutex
+		badRepo error
+	)
+	// row reads run i; false once the repository's own error stops the
+	// list.
+	row := func(i int) bool {
+		e, err := listRow(ctx, repo, ids[i], resume.Options{Run: ids[i], Base: o.Base, Cwd: cwd, Remote: o.Remote,
+			Shared: shared, ListRow: true})
 		if err != nil {
-			e.Status, e.Error = "error", err.Error()
-		} else {
-			r := st.Report
-			e.Status, e.CompletedTasks, e.TotalTasks, e.Plan, e.RemoteRead = string(r.Status), r.CompletedTasks, r.TotalTasks, r.Plan, r.RemoteRead
-			if r.Resume != nil {
-				e.ResumePhase = &r.Resume.Phase
+			badMu.Lock()
+			if badRepo == nil {
+				badRepo = err
 			}
-			e.RemoteAmbiguous, e.RemoteBranchesUnread = st.Ambiguous != "", st.UnreadCount()
+			badMu.Unlock()
+			next.Store(int64(len(ids))) // the others stop too
+			return false
 		}
-		entries = append(entries, e)
-		step.Update(i + 1)
+		entries[i] = e
+		step.Add(1, 0)
+		return true
+	}
+	// The first run alone: what a report sets from git config (the
+	// remote's timeout) is set before the others read it.
+	if len(ids) > 0 && row(0) {
+		next.Store(1)
+		for range listWorkers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := int(next.Add(1) - 1); i < len(ids); i = int(next.Add(1) - 1) {
+					if !row(i) {
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if badRepo != nil {
+		return badRepo
 	}
 	step.Done()
 	o.Progress.Close()
@@ -172,4 +214,32 @@ func list(ctx context.Context, o Options, stdout io.Writer) (err error) {
 		}
 	}
 	return nil
+}
+
+// listGCPercent is Go's GOGC while --list reads its runs.
+const listGCPercent = 25
+
+// listWorkers is how many runs --list reads at once.
+const listWorkers = 3
+
+// listRow reads one run's row; err is an error of the repository's (a
+// bad taskresume.minVersion), not the run's: one line and exit 2 then,
+// rather than the same error on every row.
+func listRow(ctx context.Context, repo *gitcmd.Repo, id string, opts resume.Options) (ListEntry, error) {
+	e := ListEntry{RunID: id}
+	st, err := resume.Gather(ctx, repo, opts)
+	if errors.Is(err, resume.ErrBadVersionSetting) {
+		return e, err
+	}
+	if err != nil {
+		e.Status, e.Error = "error", err.Error()
+		return e, nil
+	}
+	r := st.Report
+	e.Status, e.CompletedTasks, e.TotalTasks, e.Plan, e.RemoteRead = string(r.Status), r.CompletedTasks, r.TotalTasks, r.Plan, r.RemoteRead
+	if r.Resume != nil {
+		e.ResumePhase = &r.Resume.Phase
+	}
+	e.RemoteAmbiguous, e.RemoteBranchesUnread = st.Ambiguous != "", st.UnreadCount()
+	return e, nil
 }

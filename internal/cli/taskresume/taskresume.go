@@ -14,6 +14,7 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/cliutil"
 	"github.com/taskresume/git-taskresume/internal/exit"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/ui"
 )
@@ -66,9 +67,19 @@ func run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	cwd, _ := os.Getwd()
 	// The repository is found beside the first reads; git's version is
 	// asked only if something fails.
+	var shared *gitcmd.Shared
+	if o.Mode == ModeReport && os.Getenv(sharedTestEnv) == "1" {
+		// The test suite's check that a list's shared reads answer as git
+		// does: a report read through them.
+		var err error
+		if shared, err = readSharedForTest(ctx); err != nil {
+			return err
+		}
+		defer shared.Close()
+	}
 	st, err := resume.GatherOpening(ctx, resume.StartOpen(ctx, ""), resume.Options{
 		Run: o.Run, PlanPath: o.Plan, PlanRunID: o.PlanRunID, Base: o.Base, FromPhase: o.FromPhase, Cwd: cwd, Remote: o.Remote, Sizes: o.Sizes,
-		LiveRemote: o.Mode == ModeNext, Progress: o.Progress,
+		LiveRemote: o.Mode == ModeNext, Progress: o.Progress, Shared: shared,
 	})
 	o.Progress.Close() // the progress lines end before the output or the error
 	if err != nil {
@@ -152,4 +163,21 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// sharedTestEnv, set to 1, makes a report read through the reads a list
+// shares (gitcmd.Shared): the test suite runs every scenario so once, to
+// show that they answer as git does.
+const sharedTestEnv = "GIT_TASKRESUME_TEST_SHARED"
+
+func readSharedForTest(ctx context.Context) (*gitcmd.Shared, error) {
+	repo, err := resume.OpenRepo(ctx, "")
+	if err != nil {
+		return nil, nil // the report says it
+	}
+	s, err := gitcmd.ReadShared(ctx, repo, true)
+	if err == nil {
+		s.CountAsGit()
+	}
+	return s, err
 }

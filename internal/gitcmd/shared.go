@@ -1,0 +1,687 @@
+package gitcmd
+
+import (
+	"bufio"
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Shared holds what every run of one repository reads alike, read once for
+// a list of many runs: every ref, the claims' and saves' bodies, every
+// commit reachable from a ref (with what names a task), one object reader,
+// and the answers of read-only commands that take no run (the worktree
+// list, git config). A Repo given it (WithShared) answers Refs,
+// RefsAndBodies, LogRevs, LogWalk, RevSet and IsAncestor from memory, with
+// what git would print; a question about a commit the shared walk did not
+// read (a worktree's detached HEAD, a reflog's) goes to git as before.
+//
+// The answers are git's as of when Shared was read: a list is one view
+// of the repository, as one report is.
+type Shared struct {
+	refs   []Ref
+	bodies []SavedRef
+	// bodyRoots are the ref prefixes whose bodies were read (each ends
+	// in "/"); RefsAndBodies asks only under them.
+	bodyRoots []string
+	objs      *Objects
+	readers   []*Objects
+	turn      atomic.Uint32
+	// byComponent files the refs by the start of each path component.
+	indexOnce   sync.Once
+	byComponent map[string][]int32
+
+	// started is how many git processes ReadShared started; pretend
+	// counts answers as processes (CountAsGit).
+	started int64
+	pretend bool
+
+	memoMu sync.Mutex
+	memo   map[string]memoOut
+
+	// The commits, in `git log --date-order` order (every commit before
+	// its parents), their generation numbers, and where each one is.
+	commits []sharedCommit
+	gen     []int32
+	parents [][]int32
+	index   map[string]int32
+
+	// Scratch for the walks, one at a time (a run's reads run at once).
+	walkMu sync.Mutex
+	mark   []uint32
+	epoch  uint32
+}
+
+type memoOut struct {
+	out []byte
+	err error
+}
+
+// CountAsGit makes every answer s gives count as the git process it
+// stands for, and takes back the processes ReadShared started: a report
+// read through s then counts what it would without it, so that the test
+// suite can compare every report whole (GIT_TASKRESUME_TEST_SHARED).
+func (s *Shared) CountAsGit() {
+	s.pretend = true
+	processes.Add(-s.started)
+}
+
+// served counts one answer from memory as a git process, when asked to.
+func (s *Shared) served() {
+	if s.pretend {
+		processes.Add(1)
+	}
+}
+
+// sharedBodyRoots are the refs whose bodies (claims, saves) the reports
+// read with the refs.
+var sharedBodyRoots = []string{"refs/taskclaims/", "refs/taskclean/"}
+
+// ReadShared reads what the runs of r share, at once: four git processes
+// whatever the number of runs. A shallow or grafted repository gets no
+// shared walk (its answers are git's own, asked each time).
+func ReadShared(ctx context.Context, r *Repo, walk bool) (*Shared, error) {
+	s := &Shared{bodyRoots: sharedBodyRoots, memo: map[string]memoOut{}}
+	before := processes.Load()
+	defer func() { s.started = processes.Load() - before }()
+	var refsErr, bodiesErr, logErr, objsErr error
+	var wg sync.WaitGroup
+	wg.Add(4)
+	go func() {
+		defer wg.Done()
+		// Every ref but the bodies' (read below): one for-each-ref.
+		s.refs, refsErr = r.Refs(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		_, s.bodies, bodiesErr = r.RefsAndBodies(ctx, s.bodyRoots)
+	}()
+	go func() {
+		defer wg.Done()
+		if !walk || r.Shallow {
+			return
+		}
+		logErr = s.readCommits(ctx, r)
+	}()
+	go func() {
+		defer wg.Done()
+		for range sharedReaders {
+			o, err := r.ObjectReader(ctx)
+			if err != nil {
+				objsErr = err
+				return
+			}
+			o.shared = true
+			s.readers = append(s.readers, o)
+		}
+	}()
+	wg.Wait()
+	if err := errors.Join(refsErr, bodiesErr, logErr, objsErr); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.objs = s.readers[0]
+	return s, nil
+}
+
+// sharedReaders is how many object readers the runs of a list share: two
+// runs read at once, each waiting on its own reader.
+const sharedReaders = 2
+
+// Close ends the shared object reader.
+func (s *Shared) Close() error {
+	if s == nil {
+		return nil
+	}
+	var errs []error
+	for _, o := range s.readers {
+		o.shared = false
+		errs = append(errs, o.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Objects is one of the shared readers, in turn; its trees read so far
+// are let go, so that a list of many runs does not hold every tree it
+// read.
+func (s *Shared) Objects() *Objects {
+	s.served()
+	o := s.readers[s.turn.Add(1)%uint32(len(s.readers))]
+	o.forgetTrees()
+	return o
+}
+
+// sharedCommit is one commit of the shared walk, kept small: a list of
+// many runs holds every commit of the repository at once.
+type sharedCommit struct {
+	oid, subject, tree string
+	time               int64
+	// more is what few commits have: trailers, what a message reverts,
+	// was picked from or lists (nil for the others).
+	more *commitMore
+}
+
+type commitMore struct {
+	runIDs, taskIDs, listed []string
+	reverts, pickedFrom     string
+}
+
+// entry is commit i as the log prints it.
+func (s *Shared) entry(i int32) LogEntry {
+	c := &s.commits[i]
+	e := LogEntry{OID: c.oid, Subject: c.subject, Tree: c.tree, Time: c.time}
+	ps := s.parents[i]
+	e.Parents = make([]string, len(ps)) // never nil, as the log's are
+	for k, p := range ps {
+		e.Parents[k] = s.commits[p].oid
+	}
+	if m := c.more; m != nil {
+		e.RunIDs, e.TaskIDs, e.Listed, e.Reverts, e.PickedFrom = m.runIDs, m.taskIDs, m.listed, m.reverts, m.pickedFrom
+	}
+	return e
+}
+
+// readCommits reads every commit reachable from a ref or a worktree's
+// HEAD, children before parents, as git prints them (streamed: the
+// output is never held whole), and numbers their generations.
+func (s *Shared) readCommits(ctx context.Context, r *Repo) error {
+	var parentIDs []string // each commit's parents as printed, until resolved
+	s.index = map[string]int32{}
+	err := r.stream(ctx, func(out *bufio.Reader) error {
+		f := make([]string, 9)
+		for {
+			for k := range f {
+				field, err := out.ReadString(0)
+				if err == io.EOF && k == 0 && strings.TrimSpace(field) == "" {
+					return nil
+				}
+				if err != nil {
+					return fmt.Errorf("log: %w", err)
+				}
+				f[k] = field[:len(field)-1]
+			}
+			f[0] = strings.TrimLeft(f[0], "\n")
+			e, err := logEntry(f)
+			if err != nil {
+				return err
+			}
+			// Copies: the fields share the record's memory, its body too.
+			c := sharedCommit{oid: strings.Clone(e.OID), subject: strings.Clone(e.Subject), tree: strings.Clone(e.Tree), time: e.Time}
+			if len(e.RunIDs)+len(e.TaskIDs)+len(e.Listed) > 0 || e.Reverts != "" || e.PickedFrom != "" {
+				c.more = &commitMore{runIDs: cloneAll(e.RunIDs), taskIDs: cloneAll(e.TaskIDs), listed: cloneAll(e.Listed),
+					reverts: strings.Clone(e.Reverts), pickedFrom: strings.Clone(e.PickedFrom)}
+			}
+			s.index[c.oid] = int32(len(s.commits))
+			s.commits = append(s.commits, c)
+			parentIDs = append(parentIDs, strings.Clone(f[1]))
+		}
+	}, "log", "--all", "--date-order", logFormat)
+	if err != nil {
+		return err
+	}
+	s.commits = slices.Clip(s.commits)
+	n := len(s.commits)
+	s.parents = make([][]int32, n)
+	s.gen = make([]int32, n)
+	for i := n - 1; i >= 0; i-- {
+		var ps []int32
+		g := int32(1)
+		for _, p := range strings.Fields(parentIDs[i]) {
+			j, ok := s.index[p]
+			if !ok || j <= int32(i) {
+				// A parent git did not print (a graft, a replace ref), or
+				// printed before its child: no walk in memory is git's
+				// answer then.
+				s.commits, s.index, s.parents, s.gen = nil, nil, nil, nil
+				return nil
+			}
+			ps = append(ps, j)
+			g = max(g, s.gen[j]+1)
+		}
+		s.parents[i], s.gen[i] = ps, g
+	}
+	s.mark = make([]uint32, n)
+	return nil
+}
+
+func cloneAll(l []string) []string {
+	if len(l) == 0 {
+		return nil
+	}
+	out := make([]string, len(l))
+	for i, v := range l {
+		out[i] = strings.Clone(v)
+	}
+	return out
+}
+
+// WithShared is r answering from s (nil: from git, as before).
+func (r *Repo) WithShared(s *Shared) *Repo {
+	c := *r
+	c.shared = s
+	return &c
+}
+
+// memoized runs a read-only command whose answer is the same for every
+// run once.
+func (s *Shared) memoized(key string, run func() ([]byte, error)) ([]byte, error) {
+	s.memoMu.Lock()
+	defer s.memoMu.Unlock()
+	if m, ok := s.memo[key]; ok {
+		s.served()
+		return m.out, m.err
+	}
+	out, err := run()
+	s.memo[key] = memoOut{out, err}
+	return out, err
+}
+
+// memoKey says whether args is a read the runs share, and its key: the
+// worktree list and git config.
+func memoKey(args []string) (string, bool) {
+	if len(args) >= 2 && (args[0] == "worktree" && args[1] == "list" || args[0] == "config" && args[1] == "-z") {
+		return strings.Join(args, "\x00"), true
+	}
+	return "", false
+}
+
+// refsMatching answers Refs from the shared list: for-each-ref's own
+// matching, asked only of the refs that have a path component the
+// pattern needs (a list asks each run's refs of every ref there is).
+func (s *Shared) refsMatching(patterns []string) ([]Ref, bool) {
+	for _, p := range patterns {
+		if !simplePattern(p) {
+			return nil, false
+		}
+	}
+	if len(patterns) == 0 {
+		s.served()
+		return append([]Ref(nil), s.refs...), true
+	}
+	s.indexOnce.Do(s.indexRefs)
+	var cand []int32
+	for _, p := range patterns {
+		key, ok := s.patternKey(p)
+		if !ok {
+			cand = nil
+			for i := range s.refs {
+				cand = append(cand, int32(i))
+			}
+			break
+		}
+		cand = append(cand, s.byComponent[key]...)
+	}
+	slices.Sort(cand)
+	cand = slices.Compact(cand)
+	var out []Ref
+	for _, i := range cand {
+		if RefMatches(patterns, s.refs[i].Name) {
+			out = append(out, s.refs[i])
+		}
+	}
+	s.served()
+	return out, true
+}
+
+// componentKey is what the index files a path component under: its
+// first four bytes, or all of it when shorter.
+func componentKey(c string) string {
+	if len(c) > 4 {
+		return c[:4]
+	}
+	return c
+}
+
+// indexRefs files each ref under the keys of its path components.
+func (s *Shared) indexRefs() {
+	s.byComponent = map[string][]int32{}
+	for i, r := range s.refs {
+		seen := map[string]bool{}
+		for _, c := range strings.Split(r.Name, "/") {
+			if k := componentKey(c); !seen[k] {
+				seen[k] = true
+				s.byComponent[k] = append(s.byComponent[k], int32(i))
+			}
+		}
+	}
+}
+
+// patternKey is a component key every ref the pattern matches has, the
+// one fewest refs have: a "*" stays within one component, so a pattern
+// component that begins with four literal bytes (or is a shorter
+// literal) is the start of one of the ref's components, whether the
+// pattern matches as a glob or as a prefix. false: no such component
+// (every ref is tried).
+func (s *Shared) patternKey(p string) (string, bool) {
+	best, found := "", false
+	for _, c := range strings.Split(p, "/") {
+		lit := c
+		if i := strings.IndexAny(c, "*?"); i >= 0 {
+			lit = c[:i]
+			if len(lit) < 4 {
+				continue
+			}
+		}
+		if lit == "" {
+			continue
+		}
+		if k := componentKey(lit); !found || len(s.byComponent[k]) < len(s.byComponent[best]) {
+			best, found = k, true
+		}
+	}
+	return best, found
+}
+
+// bodiesUnder are the saved refs under prefixes, each under a root read.
+func (s *Shared) bodiesUnder(prefixes []string) ([]SavedRef, bool) {
+	for _, p := range prefixes {
+		ok := false
+		for _, root := range s.bodyRoots {
+			ok = ok || strings.HasPrefix(p, root)
+		}
+		if !ok || !strings.HasSuffix(p, "/") {
+			return nil, false
+		}
+	}
+	var out []SavedRef
+	for _, sr := range s.bodies {
+		for _, p := range prefixes {
+			if strings.HasPrefix(sr.Name, p) {
+				out = append(out, sr)
+				break
+			}
+		}
+	}
+	return out, true
+}
+
+// simplePattern says whether p uses only what RefMatches knows: "*", "?"
+// and "**", no character classes or escapes (ref names cannot hold them).
+func simplePattern(p string) bool { return !strings.ContainsAny(p, "[\\") }
+
+// RefMatches is for-each-ref's test of a ref name against its patterns:
+// a pattern matches a whole name, or a prefix of it ending at a "/" (or
+// ending in "/"), or as a glob whose "*" stops at "/" and whose "**"
+// between slashes matches any number of directories.
+func RefMatches(patterns []string, name string) bool {
+	if len(patterns) == 0 {
+		return true
+	}
+	for _, p := range patterns {
+		if strings.HasPrefix(name, p) && (len(name) == len(p) || name[len(p)] == '/' || strings.HasSuffix(p, "/")) {
+			return true
+		}
+		if wildmatch(p, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// wildmatch is git's wildmatch with WM_PATHNAME for patterns without
+// character classes.
+func wildmatch(p, s string) bool { return wildFrom(p, s, true) }
+
+// wildFrom matches p against s; bound says p starts the pattern or
+// follows a "/" (where "**" may stand for directories).
+func wildFrom(p, s string, bound bool) bool {
+	for len(p) > 0 {
+		switch p[0] {
+		case '?':
+			if s == "" || s[0] == '/' {
+				return false
+			}
+			p, s, bound = p[1:], s[1:], false
+		case '*':
+			rest := strings.TrimLeft(p, "*")
+			// "**" is special at the start or after "/", and at the end
+			// or before "/"; elsewhere it is "*".
+			if len(p)-len(rest) >= 2 && bound && (rest == "" || rest[0] == '/') {
+				if rest == "" {
+					return true // "**" at the end: anything below
+				}
+				// "**/": zero or more directories.
+				tail := rest[1:]
+				if wildFrom(tail, s, true) {
+					return true
+				}
+				for i := 0; i < len(s); i++ {
+					if s[i] == '/' && wildFrom(tail, s[i+1:], true) {
+						return true
+					}
+				}
+				return false
+			}
+			for i := 0; ; i++ {
+				if wildFrom(rest, s[i:], false) {
+					return true
+				}
+				if i == len(s) || s[i] == '/' {
+					return false
+				}
+			}
+		default:
+			if s == "" || s[0] != p[0] {
+				return false
+			}
+			bound = p[0] == '/'
+			p, s = p[1:], s[1:]
+		}
+	}
+	return s == ""
+}
+
+// Walk marks: the query's epoch above three bits.
+const (
+	markIn     = 1 // reachable from an included commit
+	markEx     = 2 // reachable from an excluded one
+	markQueued = 4
+	markBits   = 3
+)
+
+// resolve turns revisions into commit positions: a full object id, or
+// "<id>^@" (its parents). false: one the shared walk did not read, or
+// any other spelling (git answers those).
+func (s *Shared) resolve(revs []string) ([]int32, bool) {
+	var out []int32
+	for _, rev := range revs {
+		id, parents := strings.CutSuffix(rev, "^@")
+		i, ok := s.index[id]
+		if !ok {
+			return nil, false
+		}
+		if parents {
+			out = append(out, s.parents[i]...)
+		} else {
+			out = append(out, i)
+		}
+	}
+	return out, true
+}
+
+// walkable says whether the shared walk can answer for these revisions.
+func (s *Shared) walkable(lists ...[]string) bool {
+	if s == nil || s.commits == nil {
+		return false
+	}
+	for _, l := range lists {
+		if _, ok := s.resolve(l); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// genHeap orders positions by generation, highest first; on a tie the
+// newer (earlier in the log) first.
+type genHeap struct {
+	s  *Shared
+	is []int32
+}
+
+func (h *genHeap) Len() int { return len(h.is) }
+func (h *genHeap) Less(a, b int) bool {
+	ga, gb := h.s.gen[h.is[a]], h.s.gen[h.is[b]]
+	return ga > gb || ga == gb && h.is[a] < h.is[b]
+}
+func (h *genHeap) Swap(a, b int) { h.is[a], h.is[b] = h.is[b], h.is[a] }
+func (h *genHeap) Push(x any)    { h.is = append(h.is, x.(int32)) }
+func (h *genHeap) Pop() any {
+	x := h.is[len(h.is)-1]
+	h.is = h.is[:len(h.is)-1]
+	return x
+}
+
+// diff finds the commits reachable from include and not from exclude, in
+// the log's order, and the excluded parents they have (git's boundary).
+// Commits are taken highest generation first, so that every child of a
+// commit is taken before it and its marks are whole when it is; the walk
+// stops once nothing queued can still be listed.
+func (s *Shared) diff(include, exclude []int32) (listed, boundary []int32) {
+	s.walkMu.Lock()
+	defer s.walkMu.Unlock()
+	s.epoch++
+	if s.epoch >= 1<<29 {
+		clear(s.mark)
+		s.epoch = 1
+	}
+	ep := s.epoch << 3
+	get := func(i int32) uint32 {
+		if m := s.mark[i]; m&^7 == ep {
+			return m & 7
+		}
+		return 0
+	}
+	h := &genHeap{s: s}
+	inOnly := 0
+	push := func(i int32, f uint32) {
+		old := get(i)
+		nf := old | f
+		if nf == old {
+			return
+		}
+		if old&markQueued != 0 {
+			if old&markBits == markIn && nf&markBits != markIn {
+				inOnly--
+			}
+			s.mark[i] = ep | nf
+			return
+		}
+		s.mark[i] = ep | nf | markQueued
+		heap.Push(h, i)
+		if nf&markBits == markIn {
+			inOnly++
+		}
+	}
+	for _, i := range exclude {
+		push(i, markEx)
+	}
+	for _, i := range include {
+		push(i, markIn)
+	}
+	for h.Len() > 0 && inOnly > 0 {
+		i := heap.Pop(h).(int32)
+		f := get(i) &^ markQueued
+		s.mark[i] = ep | f
+		if f == markIn {
+			inOnly--
+			listed = append(listed, i)
+		}
+		for _, p := range s.parents[i] {
+			push(p, f)
+		}
+	}
+	seen := map[int32]bool{}
+	for _, i := range listed {
+		for _, p := range s.parents[i] {
+			if get(p)&markEx != 0 && !seen[p] {
+				seen[p] = true
+				boundary = append(boundary, p)
+			}
+		}
+	}
+	sort.Slice(listed, func(a, b int) bool { return listed[a] < listed[b] })
+	return listed, boundary
+}
+
+// logRevs is Repo.logRevs from memory; false when the walk cannot say.
+func (s *Shared) logRevs(include, exclude []string, boundary bool) ([]LogEntry, map[string]string, bool) {
+	in, ok1 := s.resolve(include)
+	ex, ok2 := s.resolve(exclude)
+	if s.commits == nil || !ok1 || !ok2 {
+		return nil, nil, false
+	}
+	s.served()
+	listed, bound := s.diff(in, ex)
+	cs := make([]LogEntry, len(listed))
+	trees := make(map[string]string, len(listed)+len(bound))
+	for k, i := range listed {
+		cs[k] = s.entry(i)
+		trees[cs[k].OID] = cs[k].Tree
+	}
+	if boundary {
+		for _, i := range bound {
+			trees[s.commits[i].oid] = s.commits[i].tree
+		}
+	}
+	return cs, trees, true
+}
+
+// revSet is Repo.RevSet from memory.
+func (s *Shared) revSet(include, exclude []string) (map[string]bool, bool) {
+	in, ok1 := s.resolve(include)
+	ex, ok2 := s.resolve(exclude)
+	if s.commits == nil || !ok1 || !ok2 {
+		return nil, false
+	}
+	s.served()
+	listed, _ := s.diff(in, ex)
+	set := make(map[string]bool, len(listed))
+	for _, i := range listed {
+		set[s.commits[i].oid] = true
+	}
+	return set, true
+}
+
+// isAncestor is Repo.IsAncestor from memory: a walk down from desc that
+// never goes below anc's generation.
+func (s *Shared) isAncestor(anc, desc string) (bool, bool) {
+	if s == nil || s.commits == nil {
+		return false, false
+	}
+	a, ok1 := s.index[anc]
+	d, ok2 := s.index[desc]
+	if !ok1 || !ok2 {
+		return false, false
+	}
+	s.served()
+	floor := s.gen[a]
+	seen := map[int32]bool{d: true}
+	stack := []int32{d}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if i == a {
+			return true, true
+		}
+		for _, p := range s.parents[i] {
+			if !seen[p] && s.gen[p] >= floor {
+				seen[p] = true
+				stack = append(stack, p)
+			}
+		}
+	}
+	return false, true
+}
+
+// String says what s holds, for traces.
+func (s *Shared) String() string {
+	return fmt.Sprintf("shared: %d refs, %d bodies, %d commits", len(s.refs), len(s.bodies), len(s.commits))
+}
