@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,7 +50,9 @@ type Shared struct {
 	commits []sharedCommit
 	gen     []int32
 	parents [][]int32
-	index   map[string]int32
+	// parentIDs are the same parents as ids, shared by every entry made.
+	parentIDs [][]string
+	index     map[string]int32
 
 	// Scratch for the walks, one at a time (a run's reads run at once).
 	walkMu sync.Mutex
@@ -177,11 +178,7 @@ type commitMore struct {
 func (s *Shared) entry(i int32) LogEntry {
 	c := &s.commits[i]
 	e := LogEntry{OID: c.oid, Subject: c.subject, Tree: c.tree, Time: c.time}
-	ps := s.parents[i]
-	e.Parents = make([]string, len(ps)) // never nil, as the log's are
-	for k, p := range ps {
-		e.Parents[k] = s.commits[p].oid
-	}
+	e.Parents = s.parentIDs[i]
 	if m := c.more; m != nil {
 		e.RunIDs, e.TaskIDs, e.Listed, e.Reverts, e.PickedFrom = m.runIDs, m.taskIDs, m.listed, m.reverts, m.pickedFrom
 	}
@@ -246,6 +243,17 @@ func (s *Shared) readCommits(ctx context.Context, r *Repo) error {
 			g = max(g, s.gen[j]+1)
 		}
 		s.parents[i], s.gen[i] = ps, g
+	}
+	// Each commit's parents as ids, made once for every walk that lists
+	// it: never nil, as the log's are. One array holds them all.
+	all := make([]string, 0, n+n/8)
+	s.parentIDs = make([][]string, n)
+	for i, ps := range s.parents {
+		at := len(all)
+		for _, p := range ps {
+			all = append(all, s.commits[p].oid)
+		}
+		s.parentIDs[i] = all[at:len(all):len(all)]
 	}
 	s.mark = make([]uint32, n)
 	return nil
@@ -607,7 +615,7 @@ func (s *Shared) diff(include, exclude []int32) (listed, boundary []int32) {
 			}
 		}
 	}
-	sort.Slice(listed, func(a, b int) bool { return listed[a] < listed[b] })
+	slices.Sort(listed)
 	return listed, boundary
 }
 
