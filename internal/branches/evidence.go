@@ -49,6 +49,9 @@ var taskSubject = regexp.MustCompile(`(?i)^(?:(?:feat|fix|refactor|perf|test|tes
 // ParseTaskSubject returns the id and text of a task subject; ok is false
 // when the subject is not one.
 func ParseTaskSubject(subject string) (id, text string, ok bool) {
+	if !mayNameTask(subject) {
+		return "", "", false // most subjects: no regular expression run
+	}
 	subject = strings.TrimSpace(subject)
 	// "revert: [Task 2.2] ..." undoes the task's work; it names no work.
 	if len(subject) >= 6 && strings.EqualFold(subject[:6], "revert") {
@@ -59,6 +62,23 @@ func ParseTaskSubject(subject string) (id, text string, ok bool) {
 		return "", "", false
 	}
 	return m[1], strings.TrimSpace(m[2]), true
+}
+
+// mayNameTask says whether taskSubject can match s: it needs the word
+// "task" in any case. Outside ASCII, case folding reaches further (the
+// Kelvin sign folds to "k"), and the regular expression decides.
+func mayNameTask(s string) bool {
+	for i := 0; i+4 <= len(s); i++ {
+		if c := s[i] | 0x20; c == 't' && s[i+1]|0x20 == 'a' && s[i+2]|0x20 == 's' && s[i+3]|0x20 == 'k' {
+			return true
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // Name says which task of the plan a commit names. shared is true for a

@@ -629,15 +629,18 @@ func (s *Shared) logRevs(include, exclude []string, boundary bool) ([]LogEntry, 
 	s.served()
 	listed, bound := s.diff(in, ex)
 	cs := make([]LogEntry, len(listed))
-	trees := make(map[string]string, len(listed)+len(bound))
 	for k, i := range listed {
 		cs[k] = s.entry(i)
-		trees[cs[k].OID] = cs[k].Tree
 	}
-	if boundary {
-		for _, i := range bound {
-			trees[s.commits[i].oid] = s.commits[i].tree
-		}
+	if !boundary {
+		return cs, nil, true // LogRevs: no trees asked
+	}
+	trees := make(map[string]string, len(listed)+len(bound))
+	for _, c := range cs {
+		trees[c.OID] = c.Tree
+	}
+	for _, i := range bound {
+		trees[s.commits[i].oid] = s.commits[i].tree
 	}
 	return cs, trees, true
 }
