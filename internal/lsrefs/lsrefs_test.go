@@ -1,0 +1,421 @@
+package lsrefs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/testbin"
+)
+
+// The patterns the report asks for (internal/resume's readRemote, through
+// claims.ReadRemote): the run's claims, task branches and base, origin's
+// default branches.
+var patterns = []string{"refs/taskclaims/r1/*", "refs/heads/r1-task-*", "refs/heads/r1-main", "refs/heads/main", "refs/heads/master"}
+
+// others is how many refs the origin holds beside the run's.
+const others = 3000
+
+// tailOnly are refs of the origin that ls-remote of the whole list names
+// for patterns only by their end: not under any pattern's prefix.
+var tailOnly = []string{"refs/x/refs/heads/r1-main", "refs/heads/foo/refs/heads/r1-main"}
+
+// origin makes a bare repository with the run's refs, claims among which
+// symbolic refs (one to a branch, one to that alias, one dangling), refs
+// that share a prefix with a pattern without matching it, the tailOnly
+// refs, and `others` branches of nobody's; and a clone of it. It returns
+// the origin and the clone.
+func origin(t *testing.T, objectFormat string) (string, string) {
+	t.Helper()
+	testbin.IsolateGit(t)
+	dir := t.TempDir()
+	src, origin, work := filepath.Join(dir, "src"), filepath.Join(dir, "origin.git"), filepath.Join(dir, "work")
+	testbin.Git(t, "", "init", "-q", "--object-format="+objectFormat, "-b", "main", src)
+	testbin.Git(t, src, "commit", "-q", "--allow-empty", "-m", "base")
+	c := testbin.Git(t, src, "rev-parse", "HEAD")
+	d := testbin.Git(t, src, "commit-tree", "-p", c, "-m", "claim", testbin.Git(t, src, "rev-parse", "HEAD^{tree}"))
+	// The refs go straight into packed-refs: git's update-ref would write
+	// thousands of loose refs first, seconds on a loaded machine.
+	refs := map[string]string{"refs/heads/main": c}
+	for i := 0; i < others; i++ {
+		refs[fmt.Sprintf("refs/heads/other-%d", i)] = c
+	}
+	for _, r := range append([]string{"refs/heads/r1-main", "refs/heads/r1-mainline", "refs/heads/r1-task-1-1-a",
+		"refs/heads/r1-task-1-2-b/sub", "refs/taskclaims/r1/1", "refs/taskclaims/r1/10", "refs/taskclaims/r10/1",
+		"refs/heads/master"}, tailOnly...) {
+		refs[r] = d
+	}
+	packed := "# pack-refs with: peeled fully-peeled sorted \n"
+	for _, r := range slices.Sorted(maps.Keys(refs)) {
+		packed += refs[r] + " " + r + "\n"
+	}
+	testbin.WriteFile(t, filepath.Join(src, ".git", "packed-refs"), packed)
+	if err := os.Remove(filepath.Join(src, ".git", "refs", "heads", "main")); err != nil {
+		t.Fatal(err)
+	}
+	testbin.Git(t, "", "clone", "-q", "--bare", "--mirror", src, origin)
+	testbin.Git(t, origin, "symbolic-ref", "refs/taskclaims/r1/2", "refs/heads/other-5")
+	testbin.Git(t, origin, "symbolic-ref", "refs/taskclaims/r1/3", "refs/taskclaims/r1/2")
+	testbin.Git(t, origin, "symbolic-ref", "refs/taskclaims/r1/4", "refs/heads/missing")
+	testbin.Git(t, "", "clone", "-q", "--no-checkout", origin, work)
+	return origin, work
+}
+
+func open(t *testing.T, dir string) *gitcmd.Repo {
+	t.Helper()
+	repo, err := gitcmd.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// gitLsRemote is what `git ls-remote --refs --symref` says, parsed, with
+// the extra git options given; the refs named only by their end dropped.
+func gitLsRemote(t *testing.T, dir, remote string, opts ...string) (refs, symrefs map[string]string) {
+	t.Helper()
+	args := append(opts, "ls-remote", "--refs", "--symref", remote)
+	out := testbin.Git(t, dir, append(args, patterns...)...)
+	refs, symrefs = map[string]string{}, map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		left, ref, _ := strings.Cut(line, "\t")
+		if target, ok := strings.CutPrefix(left, "ref: "); ok {
+			symrefs[ref] = target
+		} else {
+			refs[ref] = left
+		}
+	}
+	for _, r := range tailOnly {
+		if _, ok := refs[r]; !ok {
+			t.Fatalf("ls-remote does not name %s: the test no longer shows what it should", r)
+		}
+		delete(refs, r)
+	}
+	return refs, symrefs
+}
+
+// snapshot is every file of a git directory with its size and time.
+func snapshot(t *testing.T, gitDir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(gitDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		files[path] = fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// sentRefs counts the refs of others the server sent, in a
+// GIT_TRACE_PACKET file of the server side.
+func sentRefs(t *testing.T, trace string) (others int, prefixes []string) {
+	t.Helper()
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := regexp.MustCompile(`upload-pack> [0-9a-f]{40,64} refs/heads/other-`)
+	for _, line := range strings.Split(string(data), "\n") {
+		if sent.MatchString(line) {
+			others++
+		}
+		if _, p, ok := strings.Cut(line, "upload-pack< ref-prefix "); ok {
+			prefixes = append(prefixes, p)
+		}
+	}
+	return others, prefixes
+}
+
+// A local remote is asked for the patterns' prefixes alone, and answers
+// what ls-remote of the whole list does for them: full ids, symbolic refs
+// with the last ref of their chain, none dangling, none that only shares
+// a prefix with a pattern. Nothing is written here.
+func TestListAsksByPrefix(t *testing.T) {
+	for _, format := range []string{"sha1", "sha256"} {
+		t.Run(format, func(t *testing.T) {
+			_, work := origin(t, format)
+			wantRefs, wantSym := gitLsRemote(t, work, "origin")
+			if len(wantSym) != 2 || wantSym["refs/taskclaims/r1/3"] != "refs/heads/other-5" {
+				t.Fatalf("ls-remote's symbolic refs %v: the fixture is not what it was", wantSym)
+			}
+			repo := open(t, work)
+			before := snapshot(t, repo.GitDir)
+			trace := filepath.Join(t.TempDir(), "packets")
+			t.Setenv("GIT_TRACE_PACKET", trace)
+			res, err := List(context.Background(), repo, "origin", patterns...)
+			os.Unsetenv("GIT_TRACE_PACKET")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Via != ViaPrefixes {
+				t.Fatalf("read via %s (%s), want %s", res.Via, res.Why, ViaPrefixes)
+			}
+			if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
+				t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
+			}
+			n, asked := sentRefs(t, trace)
+			if n != 0 {
+				t.Errorf("the server sent %d of the %d other refs", n, others)
+			}
+			if want := []string{"refs/taskclaims/r1/", "refs/heads/r1-task-", "refs/heads/r1-main", "refs/heads/main", "refs/heads/master"}; !slicesEqual(asked, want) {
+				t.Errorf("asked for prefixes %q, want %q", asked, want)
+			}
+			if after := snapshot(t, repo.GitDir); !maps.Equal(before, after) {
+				t.Errorf("the repository changed: %v", diff(before, after))
+			}
+		})
+	}
+}
+
+func slicesEqual(a, b []string) bool {
+	return strings.Join(a, "\n") == strings.Join(b, "\n")
+}
+
+func diff(a, b map[string]string) []string {
+	var out []string
+	for k, v := range a {
+		if b[k] != v {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// A server that answers in protocol v0 sends its whole list, and names no
+// symbolic ref but HEAD: the refs are those v2 names, the aliases plain
+// refs, as ls-remote reads them from that server.
+func TestListV0Server(t *testing.T) {
+	_, work := origin(t, "sha1")
+	v2, err := List(context.Background(), open(t, work), "origin", patterns...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testbin.Git(t, work, "config", "remote.origin.uploadpack", "env -u GIT_PROTOCOL git-upload-pack")
+	wantRefs, wantSym := gitLsRemote(t, work, "origin")
+	res, err := List(context.Background(), open(t, work), "origin", patterns...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Via != ViaV0 {
+		t.Fatalf("read via %s (%s), want %s", res.Via, res.Why, ViaV0)
+	}
+	if len(wantSym) != 0 || !maps.Equal(res.Refs, wantRefs) || len(res.Symrefs) != 0 || !maps.Equal(res.Refs, v2.Refs) {
+		t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v\nv2 said\n%v", res.Refs, res.Symrefs, wantRefs, wantSym, v2.Refs)
+	}
+}
+
+// What is not read directly is read by ls-remote, and answers the same:
+// a relative path, ssh (GIT_SSH_COMMAND here runs the command locally), a
+// bundle, a pattern with other wildcards, and configuration that may
+// forbid the file transport. A file:/// URL and a URL reached through
+// insteadOf are read directly.
+func TestListTransports(t *testing.T) {
+	originDir, work := origin(t, "sha1")
+	want, err := List(context.Background(), open(t, work), "origin", patterns...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakeSSH := filepath.Join(t.TempDir(), "ssh")
+	testbin.WriteFile(t, fakeSSH, "#!/bin/sh\nfor last; do :; done\nexec sh -c \"$last\"\n")
+	if err := os.Chmod(fakeSSH, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bundle := filepath.Join(t.TempDir(), "o.bundle")
+	testbin.Git(t, originDir, "bundle", "create", bundle, "--all")
+	cases := []struct {
+		name   string
+		config [][2]string
+		env    [][2]string
+		via    Via
+		noSym  bool // the transport names no symbolic ref
+	}{
+		{name: "file URL", config: [][2]string{{"remote.origin.url", "file://" + originDir}}, via: ViaPrefixes},
+		{name: "insteadOf", config: [][2]string{{"remote.origin.url", "team:origin.git"}, {"url." + filepath.Dir(originDir) + "/.insteadOf", "team:"}}, via: ViaPrefixes},
+		{name: "relative path", config: [][2]string{{"remote.origin.url", "RELATIVE"}}, via: ViaLsRemote},
+		{name: "ssh", config: [][2]string{{"remote.origin.url", "host:" + originDir}}, env: [][2]string{{"GIT_SSH_COMMAND", fakeSSH}}, via: ViaLsRemote},
+		{name: "bundle", config: [][2]string{{"remote.origin.url", bundle}}, via: ViaLsRemote, noSym: true},
+		{name: "protocol.file.allow", config: [][2]string{{"protocol.file.allow", "always"}}, via: ViaLsRemote},
+		{name: "GIT_PROTOCOL_FROM_USER", env: [][2]string{{"GIT_PROTOCOL_FROM_USER", "1"}}, via: ViaLsRemote},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "w")
+			testbin.Git(t, "", "clone", "-q", "--no-checkout", work, dir)
+			testbin.Git(t, dir, "config", "--unset-all", "remote.origin.url")
+			testbin.Git(t, dir, "config", "remote.origin.url", originDir)
+			for _, kv := range c.config {
+				if kv[1] == "RELATIVE" {
+					rel, err := filepath.Rel(dir, originDir)
+					if err != nil {
+						t.Fatal(err)
+					}
+					kv[1] = rel
+				}
+				testbin.Git(t, dir, "config", "--replace-all", kv[0], kv[1])
+			}
+			for _, kv := range c.env {
+				t.Setenv(kv[0], kv[1])
+			}
+			res, err := List(context.Background(), open(t, dir), "origin", patterns...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Via != c.via {
+				t.Fatalf("read via %s (%s), want %s", res.Via, res.Why, c.via)
+			}
+			wantSym := want.Symrefs
+			if c.noSym {
+				wantSym = map[string]string{}
+			}
+			if !maps.Equal(res.Refs, want.Refs) || !maps.Equal(res.Symrefs, wantSym) {
+				t.Fatalf("listed\n%v\n%v\nwant\n%v\n%v", res.Refs, res.Symrefs, want.Refs, wantSym)
+			}
+		})
+	}
+	t.Run("other wildcards", func(t *testing.T) {
+		res, err := List(context.Background(), open(t, work), "origin", "refs/taskclaims/r1/?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Via != ViaLsRemote || len(res.Refs) != 3 {
+			t.Fatalf("read via %s, %v; want ls-remote, 1, 2 and 3", res.Via, res.Refs)
+		}
+	})
+}
+
+// The URL read is the one ls-remote reads (git ls-remote --get-url): the
+// remote's first URL, else the name itself, rewritten by the longest
+// insteadOf, the first base of that length; pushInsteadOf and pushurl
+// change nothing.
+func TestURLAsGitReadsIt(t *testing.T) {
+	testbin.IsolateGit(t)
+	cases := []struct {
+		remote string
+		config [][2]string
+	}{
+		{"o", [][2]string{{"remote.o.url", "base:x/y"}, {"url./a/.insteadOf", "base:"}, {"url./b/.insteadOf", "base:x/"}}},
+		{"o", [][2]string{{"remote.o.url", "base:x/y"}, {"url./b/.insteadOf", "base:x/"}, {"url./a/.insteadOf", "base:"}}},
+		{"o", [][2]string{{"remote.o.url", "base:x"}, {"url./a/.insteadOf", "base:"}, {"url./b/.insteadOf", "base:"}}},
+		{"o", [][2]string{{"remote.o.url", "base:x"}, {"url./a/.insteadOf", "other:"}, {"url./b/.insteadOf", "base:"}, {"url./a/.insteadOf", "base:"}}},
+		{"o", [][2]string{{"remote.o.url", "/one"}, {"remote.o.url", "/two"}}},
+		{"o", [][2]string{{"remote.o.url", "/one"}, {"remote.o.pushurl", "/push"}, {"url./p/.pushInsteadOf", "/"}}},
+		{"/some/path", [][2]string{{"url./a/.insteadOf", "/some/"}}},
+		{"/some/path", [][2]string{{"remote./some/path.url", "/elsewhere"}}}, // git ignores it
+		{"file:///some/path", [][2]string{{"remote.file:///some/path.url", "/elsewhere"}}},
+		{"o", [][2]string{{"remote.o.url", "x:y"}, {"url..insteadOf", "x:"}}},
+		{"O", [][2]string{{"remote.o.url", "/lower"}, {"remote.O.url", "/upper"}}},
+	}
+	for i, c := range cases {
+		dir := filepath.Join(t.TempDir(), "r")
+		testbin.Git(t, "", "init", "-q", dir)
+		for _, kv := range c.config {
+			testbin.Git(t, dir, "config", "--add", kv[0], kv[1])
+		}
+		want := testbin.Git(t, dir, "ls-remote", "--get-url", c.remote)
+		out := testbin.Git(t, dir, "config", "-z", "--get-regexp", configRe)
+		cfg, why := parseConfig([]byte(out+"\x00"), c.remote)
+		if why != "" {
+			t.Fatalf("case %d: %s", i, why)
+		}
+		if got, why := cfg.url(c.remote); got != want || why != "" {
+			t.Errorf("case %d: URL %q (%s), git reads %q", i, got, why, want)
+		}
+	}
+}
+
+// A remote that does not answer: the exchange ends with its context, even
+// while a process the upload-pack started holds the pipes.
+func TestListTimeout(t *testing.T) {
+	_, work := origin(t, "sha1")
+	hang := filepath.Join(t.TempDir(), "hang.sh")
+	testbin.WriteFile(t, hang, "#!/bin/sh\nsleep 30\nexec git-upload-pack \"$@\"\n")
+	if err := os.Chmod(hang, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testbin.Git(t, work, "config", "remote.origin.uploadpack", hang)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	_, err := List(ctx, open(t, work), "origin", patterns...)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v, want the deadline", err)
+	}
+	if d := time.Since(t0); d > 10*time.Second {
+		t.Fatalf("returned after %s", d)
+	}
+}
+
+// A remote path that is no repository fails with upload-pack's own words,
+// as ls-remote's first line says them.
+func TestListNoRepository(t *testing.T) {
+	_, work := origin(t, "sha1")
+	missing := filepath.Join(t.TempDir(), "gone.git")
+	testbin.Git(t, work, "config", "remote.origin.url", missing)
+	_, err := List(context.Background(), open(t, work), "origin", patterns...)
+	want := "git upload-pack: '" + missing + "' does not appear to be a git repository"
+	if err == nil || err.Error() != want {
+		t.Fatalf("err %v, want %q", err, want)
+	}
+}
+
+// The names ls-remote --refs keeps are the valid ones, by git's own rule.
+func TestValidRefnameAsGit(t *testing.T) {
+	testbin.IsolateGit(t)
+	for _, name := range []string{"heads/a", "heads/a/b", "a", "heads/a..b", "heads/.a", "heads/a.lock",
+		"heads/a.lock/b", "heads/a.", "heads/a@{b", "heads/a@b", "heads/@", "@", "heads/a b", "heads/a:b",
+		"heads//a", "heads/a/", "heads/a*b", "heads/a\x7f", "heads/ü", "heads/a~1", "heads/a^", "heads/[x",
+		"heads/a\\b", "heads/a?b", "heads/a{b", "heads/a\tb", "heads/a.b", "heads/-a"} {
+		git := testbin.Run("", nil, "git", "check-ref-format", name).Code == 0
+		if got := validRefname(name); got != git {
+			t.Errorf("validRefname(%q) = %v, git check-ref-format says %v", name, got, git)
+		}
+	}
+}
+
+func TestKeep(t *testing.T) {
+	for _, c := range []struct {
+		ref  string
+		want bool
+	}{
+		{"refs/taskclaims/r1/1", true},
+		{"refs/taskclaims/r1/1/x", true}, // '*' takes '/' as ls-remote's does
+		{"refs/taskclaims/r10/1", false},
+		{"refs/heads/r1-main", true},
+		{"refs/heads/r1-mainline", false},
+		{"refs/heads/r1-task-2-1-x", true},
+		{"refs/x/refs/heads/r1-main", false}, // matched by its end only
+		{"refs/heads/r1-task-1^{}", false},
+		{"HEAD", false},
+	} {
+		if got := keep(c.ref, patterns); got != c.want {
+			t.Errorf("keep(%q) = %v, want %v", c.ref, got, c.want)
+		}
+	}
+	if !globMatch("*/refs/a*b*c", "/refs/axxbyybc") || globMatch("*/refs/a*b", "/refs/abc") {
+		t.Error("globMatch")
+	}
+}
