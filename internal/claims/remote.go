@@ -1,21 +1,20 @@
 package claims
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/lsrefs"
 )
 
-// Timeout bounds every exchange with a remote (ls-remote, fetch, push): a
-// remote that hangs must not hang a report or a claimer.
+// Timeout bounds every exchange with a remote (listing its refs, fetch,
+// push): a remote that hangs must not hang a report or a claimer.
 var Timeout = 60 * time.Second
 
-// View is what one ls-remote tells about a run on a remote.
+// View is what one listing of the remote's refs tells about a run there.
 type View struct {
 	// Claims are the remote's claims of the run now, by task id.
 	Claims map[string]*Claim
@@ -25,8 +24,8 @@ type View struct {
 }
 
 // ReadRemote returns the run's claims as they are on remote now, with the
-// remote's refs matching heads (one ls-remote lists them all: git sends the
-// whole ref list for any pattern). readFrom is where to read: the remote's
+// remote's refs matching heads (one listing of the remote's refs, asked by
+// prefix where the remote can be: package lsrefs). readFrom is where to read: the remote's
 // push URL when it differs from its fetch URL, as claims are written there;
 // "" for the remote itself. It writes no ref: resumers racing on one
 // machine must not race on shared local refs too. The claims' commits are
@@ -127,31 +126,25 @@ func runRemote(ctx context.Context, w gitcmd.Runner, remote string, args ...stri
 	return out, err
 }
 
-// lsRemote lists the refs of remote matching patterns: name to id, and
-// the symbolic refs among them: name to target. Only protocol v2 names
-// every symbolic ref (v0 names HEAD alone), so v2 is asked for whatever
-// the configuration says; a server older than git 2.18 answers in v0 and
-// its symbolic refs read as plain refs (docs/DESIGN.md says so).
+// lsRemote lists the refs of remote matching patterns, as `git ls-remote
+// --refs --symref` names them: name to id, and the symbolic refs among
+// them: name to target. Only protocol v2 names every symbolic ref (v0 names
+// HEAD alone), so v2 is asked for whatever the configuration says; a server
+// older than git 2.18 answers in v0 and its symbolic refs read as plain
+// refs (docs/DESIGN.md says so). A remote on a local path is asked for the
+// refs under the patterns alone (package lsrefs), any other through
+// ls-remote, which lists them all.
 func lsRemote(ctx context.Context, repo *gitcmd.Repo, remote string, patterns ...string) (refs, aliases map[string]string, err error) {
-	args := append([]string{"-c", "protocol.version=2", "ls-remote", "--refs", "--symref", remote}, patterns...)
-	out, err := runRemote(ctx, repo.Runner, remote, args...)
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	res, err := lsrefs.List(ctx, repo, remote, patterns...)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("%s did not answer within %s", remote, Timeout)
+		}
 		return nil, nil, err
 	}
-	refs, aliases = map[string]string{}, map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		left, ref, ok := strings.Cut(sc.Text(), "\t")
-		if !ok {
-			continue
-		}
-		if target, sym := strings.CutPrefix(left, "ref: "); sym {
-			aliases[ref] = target
-			continue
-		}
-		refs[ref] = left
-	}
-	return refs, aliases, nil
+	return res.Refs, res.Symrefs, nil
 }
 
 // commitBodies reads the messages of commits by id, through objs (a new
