@@ -204,9 +204,11 @@ func (ep *endpoint) list(ctx context.Context, repo *gitcmd.Repo, patterns []stri
 		}
 	}()
 	res, perr := talk(newPktReader(stdout), stdin, patterns)
+	// The exchange is over: the end of its input ends upload-pack, and
+	// one that still writes (a protocol error) finds its reader gone
+	// rather than blocking the wait below.
 	stdin.Close()
-	// The rest of the output (none, from a well-behaved server) is not
-	// read: the process is waited for, its pipes closed after killWait.
+	stdout.Close()
 	werr := cmd.Wait()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()

@@ -419,3 +419,16 @@ func TestKeep(t *testing.T) {
 		t.Error("globMatch")
 	}
 }
+
+// A server that answers garbage and goes on writing: the exchange fails at
+// once, naming what was wrong, and the server is not waited for.
+func TestListBrokenServer(t *testing.T) {
+	_, work := origin(t, "sha1")
+	testbin.Git(t, work, "config", "remote.origin.uploadpack", "yes")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := List(ctx, open(t, work), "origin", patterns...)
+	if err == nil || !strings.Contains(err.Error(), "bad packet length") || ctx.Err() != nil {
+		t.Fatalf("err %v (context: %v), want a bad packet length at once", err, ctx.Err())
+	}
+}
