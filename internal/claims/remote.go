@@ -131,9 +131,9 @@ func runRemote(ctx context.Context, w gitcmd.Runner, remote string, args ...stri
 // them: name to target. Only protocol v2 names every symbolic ref (v0 names
 // HEAD alone), so v2 is asked for whatever the configuration says; a server
 // older than git 2.18 answers in v0 and its symbolic refs read as plain
-// refs (docs/DESIGN.md says so). A remote on a local path is asked for the
-// refs under the patterns alone (package lsrefs), any other through
-// ls-remote, which lists them all.
+// refs (docs/DESIGN.md says so). A remote on a local path or over ssh is
+// asked for the refs under the patterns alone (package lsrefs); any other
+// is read through ls-remote, which lists them all.
 func lsRemote(ctx context.Context, repo *gitcmd.Repo, remote string, patterns ...string) (refs, aliases map[string]string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()

@@ -6,23 +6,27 @@
 // git's ls-remote asks a protocol v2 server for ref prefixes only for
 // --heads and --tags: for patterns it lists every ref of the remote and
 // matches them itself, so a remote with 22,000 refs costs every reader of
-// a few claims over a hundred milliseconds. Here a remote that git reaches
-// by starting `git-upload-pack` on a local path (a path, or a file:// URL)
-// is asked exactly that way, with GIT_PROTOCOL=version=2, and sent one
-// `ref-prefix` per pattern (its text before the first '*'); the answer is
-// then filtered as ls-remote filters. Every other transport (ssh, git://,
-// http(s), remote helpers, bundles), and any configuration this package
-// does not reproduce, is read with ls-remote as before: see fallback.
+// a few claims over a hundred milliseconds. Here the remotes git reaches
+// by starting a process (upload-pack on a local path or file:// URL; ssh,
+// run as git runs it, for ssh:// and host:path) are reached through the
+// same process, asked for protocol v2 as git asks, and sent ls-refs with
+// one `ref-prefix` per pattern (its text before the first '*'); the answer
+// is filtered as ls-remote filters. A server that answers v0 sends its
+// whole list, read as ls-remote reads it. git://, http(s) and the other
+// remote helpers, bundles, relative paths, and configuration this package
+// does not reproduce are read with ls-remote itself (resolve says which).
 package lsrefs
 
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
@@ -103,30 +107,60 @@ func lsRemote(ctx context.Context, repo *gitcmd.Repo, remote string, patterns []
 	return res, nil
 }
 
-// endpoint is a remote read directly: the upload-pack git would start.
+// endpoint is a remote read directly: the process git would start to
+// reach its upload-pack.
 type endpoint struct {
-	path string
-	// uploadPack is remote.<name>.uploadpack, run through the shell as
-	// git runs it; "" for git's own upload-pack.
-	uploadPack string
-	execPath   string
+	// argv is that process: a path, or a name looked up in PATH.
+	argv []string
+	// protocol is whether GIT_PROTOCOL=version=2 is handed to it: git
+	// does for a local upload-pack and OpenSSH, not for ssh variants
+	// that cannot pass it on (their servers answer v0).
+	protocol bool
+	// execPath is git's exec-path, which git puts first on PATH for what
+	// it starts ("" when the process is git itself, found as gitcmd
+	// finds it).
+	execPath string
+	// trace is how the process is named in the traces.
+	trace []string
 }
 
 // killWait is how long a killed upload-pack's pipes are waited for: a
 // process it started may hold them (a wrapper's sleep).
 const killWait = time.Second
 
+// shellPath is the shell git runs commands with (its SHELL_PATH).
+const shellPath = "/bin/sh"
+
+// shellMeta are the characters that make git run a command through the
+// shell (run-command.c's prepare_shell_cmd).
+const shellMeta = "|&;<>()$`\\\"' \t\n*?[#~=%"
+
+// shellCommand is argv as git runs a command with use_shell: through
+// the shell when argv[0] holds a shell metacharacter, "$@" passing the
+// arguments; else as it is.
+func shellCommand(argv []string) []string {
+	if !strings.ContainsAny(argv[0], shellMeta) {
+		return argv
+	}
+	cmd := argv[0]
+	if len(argv) > 1 {
+		cmd += ` "$@"`
+	}
+	return append([]string{shellPath, "-c", cmd}, argv...)
+}
+
 // repoLocal are the variables git removes from the environment of the
-// upload-pack it starts for a local remote (local_repo_env): they describe
+// process it starts to reach a remote (local_repo_env): they describe
 // this repository, not the remote's.
 var repoLocal = []string{"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS",
 	"GIT_CONFIG_COUNT", "GIT_OBJECT_DIRECTORY", "GIT_DIR", "GIT_WORK_TREE", "GIT_IMPLICIT_WORK_TREE",
 	"GIT_GRAFT_FILE", "GIT_INDEX_FILE", "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE", "GIT_PREFIX",
 	"GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE", "GIT_COMMON_DIR"}
 
-// environ is the upload-pack's environment: what a git run by this
-// program would hand it (gitcmd's read-only runner adds the same), less
-// the repository's own variables, and protocol v2 asked for.
+// environ is the process's environment: what a git run by this program
+// would hand it (gitcmd's read-only runner adds the same), less the
+// repository's own variables, with protocol v2 asked for, and git's
+// GIT_EXEC_PATH and PATH led by it (setup_path).
 func (ep *endpoint) environ() []string {
 	var env []string
 next:
@@ -137,58 +171,101 @@ next:
 				continue next
 			}
 		}
-		if k == "GIT_PROTOCOL" || (k == "PATH" && ep.execPath != "") {
+		if (k == "GIT_PROTOCOL" && ep.protocol) || ((k == "PATH" || k == "GIT_EXEC_PATH") && ep.execPath != "") {
 			continue
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_ADVICE=0", "GIT_OPTIONAL_LOCKS=0",
-		"GIT_PROTOCOL=version=2")
+	env = append(env, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_ADVICE=0", "GIT_OPTIONAL_LOCKS=0")
+	if ep.protocol {
+		env = append(env, "GIT_PROTOCOL=version=2")
+	}
 	if ep.execPath != "" {
-		// git puts its exec-path first on PATH for what it starts: a
-		// wrapper's `exec git-upload-pack` finds it there.
-		path := os.Getenv("PATH")
-		if path == "" {
-			path = "/usr/local/bin:/usr/bin:/bin"
-		}
-		env = append(env, "PATH="+ep.execPath+":"+path)
+		env = append(env, "GIT_EXEC_PATH="+ep.execPath, "PATH="+execPATH(ep.execPath))
 	}
 	return env
 }
 
-// list starts the upload-pack, asks for the refs under the patterns'
+// execPATH is PATH as git sets it for what it starts (setup_path).
+func execPATH(execPath string) string {
+	path := os.Getenv("PATH")
+	if path == "" {
+		path = "/usr/local/bin:/usr/bin:/bin"
+	}
+	return execPath + ":" + path
+}
+
+// lookPath finds name as git's run-command does: a name with a '/' is
+// itself, else the first executable regular file of that name in the
+// directories of path (an empty one is the current directory).
+func lookPath(name, path string) (string, bool) {
+	if strings.ContainsRune(name, '/') {
+		return name, true
+	}
+	for _, dir := range strings.Split(path, ":") {
+		f := name
+		if dir != "" {
+			f = dir + "/" + name
+		}
+		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// command is the process to start: git's own upload-pack found as gitcmd
+// finds git, anything else in the PATH git would give it.
+func (ep *endpoint) command(ctx context.Context) (*exec.Cmd, error) {
+	if ep.execPath == "" {
+		return exec.CommandContext(ctx, ep.argv[0], ep.argv[1:]...), nil
+	}
+	prog, ok := lookPath(ep.argv[0], execPATH(ep.execPath))
+	if !ok {
+		return nil, fmt.Errorf("cannot run %s: No such file or directory", ep.argv[0])
+	}
+	return exec.CommandContext(ctx, prog, ep.argv[1:]...), nil
+}
+
+// list starts the process, asks for the refs under the patterns'
 // prefixes, and filters the answer.
 func (ep *endpoint) list(ctx context.Context, repo *gitcmd.Repo, patterns []string) (*Result, error) {
-	var cmd *exec.Cmd
-	args := []string{"upload-pack", ep.path}
-	if ep.uploadPack == "" {
-		cmd = exec.CommandContext(ctx, "git", args...)
-	} else {
-		// As git's connect.c: "<uploadpack> '<path>'" through the shell.
-		cmd = exec.CommandContext(ctx, "/bin/sh", "-c", ep.uploadPack+" "+sqQuote(ep.path))
-		// Traced as an upload-pack, the command it is run as said.
-		args = []string{"upload-pack", "(" + ep.uploadPack + ")", ep.path}
-	}
-	cmd.Dir = repo.Dir
-	cmd.Env = ep.environ()
-	cmd.WaitDelay = killWait
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
+	args := ep.trace
+	cmd, err := ep.command(ctx)
 	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
+		return nil, &gitcmd.Error{Args: args, ExitCode: -1, Err: err}
 	}
 	// Counted and traced as gitcmd's own processes are; the timing trace
 	// gets named points, its lines being gitcmd's to write.
 	gitcmd.Started(args)
 	gitcmd.Mark("ls-refs: " + strings.Join(args, " ") + " started")
 	defer gitcmd.Mark("ls-refs: " + strings.Join(args, " ") + " ended")
-	if err := cmd.Start(); err != nil {
-		return nil, err
+	var stderr bytes.Buffer
+	var stdin io.WriteCloser
+	var stdout io.ReadCloser
+	for try := 0; ; try++ {
+		cmd.Dir = repo.Dir
+		cmd.Env = ep.environ()
+		cmd.WaitDelay = killWait
+		cmd.Stderr = &stderr
+		if stdin, err = cmd.StdinPipe(); err != nil {
+			return nil, err
+		}
+		if stdout, err = cmd.StdoutPipe(); err != nil {
+			return nil, err
+		}
+		err = cmd.Start()
+		if err == nil {
+			break
+		}
+		stdin.Close()
+		stdout.Close()
+		if try > 0 || !isENOEXEC(err) {
+			return nil, &gitcmd.Error{Args: args, ExitCode: -1, Err: err}
+		}
+		// As git does: a program the system cannot execute (a script
+		// without #!) is run by the shell.
+		cmd = exec.CommandContext(ctx, shellPath, append([]string{cmd.Path}, cmd.Args[1:]...)...)
 	}
 	// A remote that stops answering: once ctx ends the reads and writes
 	// below return (the process is killed, and a child of it that holds
@@ -353,6 +430,10 @@ func v0(r *pktReader, w io.Writer, first pkt, patterns []string) (*Result, error
 	_, err := io.WriteString(w, "0000")
 	return res, err
 }
+
+// isENOEXEC says whether err is the system's refusal to execute a file
+// that is no program it knows.
+func isENOEXEC(err error) bool { return errors.Is(err, syscall.ENOEXEC) }
 
 // sqQuote quotes s for the shell as git's sq_quote_buf does.
 func sqQuote(s string) string {

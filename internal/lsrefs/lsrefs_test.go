@@ -229,19 +229,19 @@ func TestListV0Server(t *testing.T) {
 }
 
 // What is not read directly is read by ls-remote, and answers the same:
-// a relative path, ssh (GIT_SSH_COMMAND here runs the command locally), a
-// bundle, a pattern with other wildcards, and configuration that may
-// forbid the file transport. A file:/// URL and a URL reached through
-// insteadOf are read directly.
+// a relative path, git://, a bundle, a pattern with other wildcards, and
+// configuration that may forbid the file transport; the simple ssh
+// variant given a port fails with git's words. A file:/// URL and a
+// URL reached through insteadOf are read directly.
 func TestListTransports(t *testing.T) {
 	originDir, work := origin(t, "sha1")
 	want, err := List(context.Background(), open(t, work), "origin", patterns...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fakeSSH := filepath.Join(t.TempDir(), "ssh")
-	testbin.WriteFile(t, fakeSSH, "#!/bin/sh\nfor last; do :; done\nexec sh -c \"$last\"\n")
-	if err := os.Chmod(fakeSSH, 0o755); err != nil {
+	localSSH := filepath.Join(t.TempDir(), "ssh")
+	testbin.WriteFile(t, localSSH, "#!/bin/sh\nfor last; do :; done\nexec sh -c \"$last\"\n")
+	if err := os.Chmod(localSSH, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	bundle := filepath.Join(t.TempDir(), "o.bundle")
@@ -256,7 +256,7 @@ func TestListTransports(t *testing.T) {
 		{name: "file URL", config: [][2]string{{"remote.origin.url", "file://" + originDir}}, via: ViaPrefixes},
 		{name: "insteadOf", config: [][2]string{{"remote.origin.url", "team:origin.git"}, {"url." + filepath.Dir(originDir) + "/.insteadOf", "team:"}}, via: ViaPrefixes},
 		{name: "relative path", config: [][2]string{{"remote.origin.url", "RELATIVE"}}, via: ViaLsRemote},
-		{name: "ssh", config: [][2]string{{"remote.origin.url", "host:" + originDir}}, env: [][2]string{{"GIT_SSH_COMMAND", fakeSSH}}, via: ViaLsRemote},
+		{name: "insteadOf a git:// URL", config: [][2]string{{"remote.origin.url", "git://127.0.0.1:1" + originDir}, {"url." + originDir + ".insteadOf", "git://127.0.0.1:1" + originDir}}, via: ViaPrefixes},
 		{name: "bundle", config: [][2]string{{"remote.origin.url", bundle}}, via: ViaLsRemote, noSym: true},
 		{name: "protocol.file.allow", config: [][2]string{{"protocol.file.allow", "always"}}, via: ViaLsRemote},
 		{name: "GIT_PROTOCOL_FROM_USER", env: [][2]string{{"GIT_PROTOCOL_FROM_USER", "1"}}, via: ViaLsRemote},
@@ -296,6 +296,26 @@ func TestListTransports(t *testing.T) {
 			}
 		})
 	}
+	t.Run("ssh, simple variant with a port", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "w")
+		testbin.Git(t, "", "clone", "-q", "--no-checkout", work, dir)
+		testbin.Git(t, dir, "config", "remote.origin.url", "ssh://host:22"+originDir)
+		testbin.Git(t, dir, "config", "ssh.variant", "simple")
+		t.Setenv("GIT_SSH_COMMAND", localSSH)
+		_, err := List(context.Background(), open(t, dir), "origin", patterns...)
+		if err == nil || !strings.Contains(err.Error(), "ssh variant 'simple' does not support setting port") {
+			t.Fatalf("err %v, want git's refusal", err)
+		}
+	})
+	t.Run("git://", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "w")
+		testbin.Git(t, "", "clone", "-q", "--no-checkout", work, dir)
+		testbin.Git(t, dir, "config", "remote.origin.url", "git://127.0.0.1:1/origin.git")
+		_, err := List(context.Background(), open(t, dir), "origin", patterns...)
+		if err == nil || !strings.Contains(err.Error(), "git -c: unable to connect to 127.0.0.1") {
+			t.Fatalf("err %v, want ls-remote's", err)
+		}
+	})
 	t.Run("other wildcards", func(t *testing.T) {
 		res, err := List(context.Background(), open(t, work), "origin", "refs/taskclaims/r1/?")
 		if err != nil {
@@ -430,5 +450,115 @@ func TestListBrokenServer(t *testing.T) {
 	_, err := List(ctx, open(t, work), "origin", patterns...)
 	if err == nil || !strings.Contains(err.Error(), "bad packet length") || ctx.Err() != nil {
 		t.Fatalf("err %v (context: %v), want a bad packet length at once", err, ctx.Err())
+	}
+}
+
+// fakeSSH is an ssh that logs how it was run (its arguments, and the
+// variables git sets or clears for it), answers git's variant probe
+// (-G) with $PROBE_RC, and runs the remote command here. git runs the
+// probe with its own GIT_CONFIG_PARAMETERS and GIT_PREFIX left in place
+// (the connection gets neither); they are not logged for the probe,
+// which reads no git variable (ssh -G prints ssh's configuration).
+const fakeSSH = `#!/bin/sh
+skip='^GIT_TRACE2'
+if [ "$1" = -G ]; then skip='^(GIT_TRACE2|GIT_CONFIG_PARAMETERS=|GIT_PREFIX=)'; fi
+{
+	echo "run:"
+	for a; do printf '\t%s\n' "$a"; done
+	env | grep -E '^(GIT_[A-Z_]*|PATH|LC_ALL)=' | grep -Ev "$skip" | sort
+} >> "$SSH_LOG"
+if [ "$1" = -G ]; then exit "${PROBE_RC:-0}"; fi
+for last; do :; done
+exec sh -c "$last"
+`
+
+// An ssh remote is reached as git reaches it, whichever ssh and variant:
+// the same ssh, run the same way (through the shell or not), with the
+// same arguments and the same environment, probed the same way when its
+// variant is not known by name; OpenSSH passes protocol v2 on and is asked
+// by prefix, the others answer v0. The answer is ls-remote's.
+func TestSSHAsGitRunsIt(t *testing.T) {
+	originDir, work := origin(t, "sha1")
+	bin := t.TempDir()
+	for _, name := range []string{"ssh", "my ssh", "plink", "tortoiseplink"} {
+		testbin.WriteFile(t, filepath.Join(bin, name), fakeSSH)
+		if err := os.Chmod(filepath.Join(bin, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ssh, mine := filepath.Join(bin, "ssh"), filepath.Join(bin, "my ssh")
+	// A script without "#!": the system refuses it, git runs it with sh.
+	bare := filepath.Join(t.TempDir(), "ssh")
+	testbin.WriteFile(t, bare, strings.TrimPrefix(fakeSSH, "#!/bin/sh\n"))
+	if err := os.Chmod(bare, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		url    string
+		config [][2]string
+		env    [][2]string
+		via    Via
+	}{
+		{"GIT_SSH, scp-like", "host:" + originDir, nil, [][2]string{{"GIT_SSH", ssh}}, ViaPrefixes},
+		{"GIT_SSH_COMMAND, ssh://", "ssh://host" + originDir, nil, [][2]string{{"GIT_SSH_COMMAND", ssh}}, ViaPrefixes},
+		{"a script without #!", "ssh://host" + originDir, nil, [][2]string{{"GIT_SSH", bare}}, ViaPrefixes},
+		{"a command line, user and port", "ssh://user@host:2222" + originDir, nil, [][2]string{{"GIT_SSH_COMMAND", "'" + ssh + "' -o Foo=bar"}}, ViaPrefixes},
+		{"bracketed host holding a port", "user@[host:1]:" + originDir, nil, [][2]string{{"GIT_SSH", ssh}}, ViaPrefixes},
+		{"IPv6 and a port", "git+ssh://[::1]:22" + originDir, nil, [][2]string{{"GIT_SSH", ssh}}, ViaPrefixes},
+		{"core.sshCommand probed: OpenSSH", "host:" + originDir, [][2]string{{"core.sshCommand", "'" + mine + "'"}}, [][2]string{{"PROBE_RC", "0"}}, ViaPrefixes},
+		{"core.sshCommand probed: simple", "host:" + originDir, [][2]string{{"core.sshCommand", "'" + mine + "'"}}, [][2]string{{"PROBE_RC", "1"}}, ViaV0},
+		{"GIT_SSH unknown by name: simple", "host:" + originDir, nil, [][2]string{{"GIT_SSH", mine}, {"PROBE_RC", "1"}}, ViaV0},
+		{"plink and a port", "ssh://host:2222" + originDir, nil, [][2]string{{"GIT_SSH", filepath.Join(bin, "plink")}}, ViaV0},
+		{"ssh.variant tortoiseplink", "ssh://host:2222" + originDir, [][2]string{{"ssh.variant", "tortoiseplink"}}, [][2]string{{"GIT_SSH", mine}}, ViaV0},
+		{"GIT_SSH_VARIANT putty over ssh.variant", "ssh://host:2222" + originDir, [][2]string{{"ssh.variant", "ssh"}}, [][2]string{{"GIT_SSH", mine}, {"GIT_SSH_VARIANT", "putty"}}, ViaV0},
+		{"ssh.variant ssh", "host:" + originDir, [][2]string{{"ssh.variant", "ssh"}}, [][2]string{{"GIT_SSH_COMMAND", "'" + mine + "'"}}, ViaPrefixes},
+		{"remote.origin.uploadpack", "host:" + originDir, [][2]string{{"remote.origin.uploadpack", "env -u GIT_PROTOCOL git-upload-pack"}}, [][2]string{{"GIT_SSH", ssh}}, ViaV0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "w")
+			testbin.Git(t, "", "clone", "-q", "--no-checkout", work, dir)
+			testbin.Git(t, dir, "config", "remote.origin.url", c.url)
+			for _, kv := range c.config {
+				testbin.Git(t, dir, "config", kv[0], kv[1])
+			}
+			logs := t.TempDir()
+			// What gitcmd's runner adds to the environment of the
+			// ls-remote it runs.
+			env := []string{"SSH_LOG=" + filepath.Join(logs, "git"), "GIT_PAGER=cat", "GIT_ADVICE=0", "GIT_OPTIONAL_LOCKS=0"}
+			for _, kv := range c.env {
+				env = append(env, kv[0]+"="+kv[1])
+			}
+			r := testbin.Must(t, testbin.Run(dir, env, "git", append([]string{"-c", "protocol.version=2", "ls-remote", "--refs", "--symref", "origin"}, patterns...)...))
+			wantRefs, wantSym := map[string]string{}, map[string]string{}
+			for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+				left, ref, _ := strings.Cut(line, "\t")
+				if target, ok := strings.CutPrefix(left, "ref: "); ok {
+					wantSym[ref] = target
+				} else if keep(ref, patterns) {
+					wantRefs[ref] = left
+				}
+			}
+			t.Setenv("SSH_LOG", filepath.Join(logs, "ours"))
+			for _, kv := range c.env {
+				t.Setenv(kv[0], kv[1])
+			}
+			res, err := List(context.Background(), open(t, dir), "origin", patterns...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Via != c.via {
+				t.Errorf("read via %s (%s), want %s", res.Via, res.Why, c.via)
+			}
+			if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
+				t.Errorf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
+			}
+			gitRan, _ := os.ReadFile(filepath.Join(logs, "git"))
+			weRan, _ := os.ReadFile(filepath.Join(logs, "ours"))
+			if len(gitRan) == 0 || string(gitRan) != string(weRan) {
+				t.Errorf("git ran ssh as\n%s\nwe ran it as\n%s", gitRan, weRan)
+			}
+		})
 	}
 }

@@ -10,8 +10,9 @@ import (
 
 // configRe is the configuration that decides which URL ls-remote reads and
 // how git reaches it: the remote's URLs, helper and upload-pack, the URL
-// rewrites, and what may forbid or refuse the file transport.
-const configRe = `^(remote\..*\.(url|vcs|uploadpack)|url\..*\.insteadof|protocol\.(file\.)?allow|transfer\.credentialsinurl)$`
+// rewrites, the ssh command and its variant, and what may forbid the file
+// or ssh transport or refuse a URL.
+const configRe = `^(remote\..*\.(url|vcs|uploadpack)|url\..*\.insteadof|core\.sshcommand|ssh\.variant|protocol\.(file\.|ssh\.)?allow|transfer\.credentialsinurl)$`
 
 // rewrite is one url.<base>.insteadOf base with its values, in git's order.
 type rewrite struct {
@@ -19,12 +20,14 @@ type rewrite struct {
 	insteadOf []string
 }
 
-// resolve decides how to list remote's refs: the upload-pack git itself
-// would start for it, or nil and why ls-remote reads it instead. It
+// resolve decides how to list remote's refs: the process git itself would
+// start to reach it, or nil and why ls-remote reads it instead. It
 // follows git 2.39's remote.c, transport.c and connect.c: the remote's
 // first URL (a name git has no URL for is itself the URL), rewritten by
 // the longest url.<base>.insteadOf; a local path or file:// URL is read by
-// upload-pack, remote.<name>.uploadpack when set.
+// upload-pack (remote.<name>.uploadpack when set), an ssh URL by ssh
+// running it on the host. Where git would refuse (a transport forbidden,
+// a URL it rejects), ls-remote is left to say so in its own words.
 func resolve(ctx context.Context, repo *gitcmd.Repo, remote string, patterns []string) (*endpoint, string, error) {
 	if len(patterns) == 0 {
 		return nil, "no pattern: every ref is asked for", nil
@@ -55,13 +58,17 @@ func resolve(ctx context.Context, repo *gitcmd.Repo, remote string, patterns []s
 	if why != "" {
 		return nil, why, nil
 	}
-	path, why := localPath(url)
+	prog := "git-upload-pack"
+	if cfg.uploadPack != "" {
+		prog = cfg.uploadPack
+	}
+	path, target, why := transport(url)
 	if why != "" {
 		return nil, why, nil
 	}
-	ep := &endpoint{path: path, uploadPack: cfg.uploadPack}
-	if ep.uploadPack != "" {
-		// git starts it with its exec-path first on PATH.
+	var execPath string
+	if cfg.uploadPack != "" || target != nil {
+		// git starts what is not itself with its exec-path first on PATH.
 		out, err := repo.Run(ctx, "--exec-path")
 		if err != nil {
 			if ctx.Err() != nil {
@@ -69,8 +76,25 @@ func resolve(ctx context.Context, repo *gitcmd.Repo, remote string, patterns []s
 			}
 			return nil, "git --exec-path failed", nil
 		}
-		ep.execPath = strings.TrimSpace(string(out))
+		execPath = strings.TrimSpace(string(out))
 	}
+	var ep *endpoint
+	switch {
+	case target != nil:
+		if ep, why = cfg.sshEndpoint(ctx, target, prog, execPath); ep == nil {
+			if ctx.Err() != nil {
+				return nil, "", ctx.Err()
+			}
+			return nil, why, nil
+		}
+	case cfg.uploadPack != "":
+		// As git's connect.c: "<uploadpack> '<path>'" through the shell.
+		ep = &endpoint{argv: shellCommand([]string{prog + " " + sqQuote(path)}), protocol: true,
+			trace: []string{"upload-pack", "(" + prog + ")", path}}
+	default:
+		ep = &endpoint{argv: []string{"git", "upload-pack", path}, protocol: true, trace: []string{"upload-pack", path}}
+	}
+	ep.execPath = execPath
 	return ep, "", nil
 }
 
@@ -79,6 +103,8 @@ type remoteConfig struct {
 	urls       []string
 	uploadPack string
 	rewrites   []*rewrite
+	// core.sshCommand and ssh.variant, when set.
+	sshCommand, sshVariant *string
 }
 
 // parseConfig reads `git config -z --get-regexp configRe` for remote, or
@@ -116,6 +142,10 @@ func parseConfig(out []byte, remote string) (*remoteConfig, string) {
 				cfg.rewrites = append(cfg.rewrites, rw)
 			}
 			rw.insteadOf = append(rw.insteadOf, v)
+		case k == "core.sshcommand":
+			cfg.sshCommand = &v
+		case k == "ssh.variant":
+			cfg.sshVariant = &v
 		case strings.HasPrefix(k, "protocol.") || strings.HasPrefix(k, "transfer."):
 			return nil, k + " is set"
 		}
@@ -154,28 +184,86 @@ func aliasURL(url string, rewrites []*rewrite) string {
 	return best.base + url[n:]
 }
 
-// localPath is the repository path git would hand upload-pack for url, or
-// why url is left to ls-remote: an absolute path, or a file:///
-// URL without escapes. Everything else (ssh's host:path and ssh://,
-// git://, http(s) and other remote helpers, a relative path, which git
-// resolves from where it runs) goes to ls-remote.
-func localPath(url string) (string, string) {
-	path := url
-	if rest, ok := strings.CutPrefix(url, "file://"); ok {
-		if !strings.HasPrefix(rest, "/") || strings.Contains(rest, "%") {
-			return "", "URL " + url + " is not a file:/// URL without escapes"
-		}
-		path = rest
-	} else if !strings.HasPrefix(url, "/") {
-		return "", "URL " + url + " is not a local absolute path (ssh, git://, http(s) and remote helpers are read with ls-remote)"
+// transport says how git reaches url (transport.c's transport_get, then
+// connect.c's parse_connect_url): by starting upload-pack on a local path
+// (path), or over ssh (target), or neither here, and why: a remote
+// helper (http(s) among them, and "<helper>::<address>"), git://, a
+// bundle or a file, a relative path (git resolves it from where it runs),
+// a URL with %-escapes, and what git refuses.
+func transport(url string) (path string, target *sshTarget, why string) {
+	if helper, ok := helperPrefix(url); ok {
+		return "", nil, "URL " + url + " is read by the remote helper " + helper
 	}
-	if strings.Contains(path, "@[") {
-		return "", "path " + path + " holds \"@[\""
+	if strings.HasPrefix(url, "rsync:") {
+		return "", nil, "URL " + url + " is rsync, which git refuses"
 	}
-	if path == url {
-		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-			return "", "path " + path + " is a file (a bundle)"
+	if urlIsLocalNotSSH(url) {
+		if fi, err := os.Stat(url); err == nil && fi.Mode().IsRegular() {
+			return "", nil, "path " + url + " is a file (a bundle)"
 		}
 	}
-	return path, ""
+	if scheme, rest, ok := isURL(url); ok {
+		switch scheme {
+		case "file":
+			// "file:///path": the path is what follows the host, which
+			// must be empty here.
+			if !strings.HasPrefix(rest, "/") || strings.Contains(rest, "%") {
+				return "", nil, "URL " + url + " is not a file:/// URL without escapes"
+			}
+			path = rest
+		case "ssh", "git+ssh", "ssh+git":
+			return sshURL(url, rest)
+		case "git":
+			return "", nil, "URL " + url + " is git://, read by ls-remote"
+		default:
+			return "", nil, "URL " + url + " is read by the remote helper " + scheme
+		}
+	} else if !urlIsLocalNotSSH(url) {
+		return scpLike(url)
+	} else if path = url; !strings.HasPrefix(path, "/") {
+		return "", nil, "path " + url + " is relative: git resolves it from where it runs"
+	}
+	if strings.Contains(path, "@[") || strings.HasPrefix(path, "-") {
+		return "", nil, "path " + path + " is one git reads its own way"
+	}
+	return path, nil, ""
+}
+
+// isURLSchemeChar is git's is_urlschemechar: a letter or digit first,
+// then letters, digits, '+', '-' and '.'.
+func isURLSchemeChar(first bool, c byte) bool {
+	alnum := (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+	return alnum || (!first && (c == '+' || c == '-' || c == '.'))
+}
+
+// isURL is git's is_url: "<scheme>://"; it returns the scheme and what
+// follows "://".
+func isURL(url string) (scheme, rest string, ok bool) {
+	i := 0
+	for i < len(url) && url[i] != ':' {
+		if !isURLSchemeChar(i == 0, url[i]) {
+			return "", "", false
+		}
+		i++
+	}
+	if i == 0 || !strings.HasPrefix(url[i:], "://") {
+		return "", "", false
+	}
+	return url[:i], url[i+3:], true
+}
+
+// helperPrefix is the helper of "<helper>::<address>".
+func helperPrefix(url string) (string, bool) {
+	i := 0
+	for i < len(url) && isURLSchemeChar(i == 0, url[i]) {
+		i++
+	}
+	return url[:i], strings.HasPrefix(url[i:], "::")
+}
+
+// urlIsLocalNotSSH is git's url_is_local_not_ssh (without Windows drive
+// letters): no ':' before the first '/'.
+func urlIsLocalNotSSH(url string) bool {
+	colon, slash := strings.IndexByte(url, ':'), strings.IndexByte(url, '/')
+	return colon < 0 || (slash >= 0 && slash < colon)
 }
