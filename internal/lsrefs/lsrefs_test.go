@@ -487,6 +487,10 @@ func TestSSHAsGitRunsIt(t *testing.T) {
 		}
 	}
 	ssh, mine := filepath.Join(bin, "ssh"), filepath.Join(bin, "my ssh")
+	// ~ on the host: upload-pack expands it (HOME is the test's).
+	if err := os.Symlink(originDir, filepath.Join(os.Getenv("HOME"), "o.git")); err != nil {
+		t.Fatal(err)
+	}
 	// A script without "#!": the system refuses it, git runs it with sh.
 	bare := filepath.Join(t.TempDir(), "ssh")
 	testbin.WriteFile(t, bare, strings.TrimPrefix(fakeSSH, "#!/bin/sh\n"))
@@ -502,6 +506,8 @@ func TestSSHAsGitRunsIt(t *testing.T) {
 	}{
 		{"GIT_SSH, scp-like", "host:" + originDir, nil, [][2]string{{"GIT_SSH", ssh}}, ViaPrefixes},
 		{"GIT_SSH_COMMAND, ssh://", "ssh://host" + originDir, nil, [][2]string{{"GIT_SSH_COMMAND", ssh}}, ViaPrefixes},
+		{"~ on the host, ssh://", "ssh://host/~/o.git", nil, [][2]string{{"GIT_SSH", ssh}}, ViaPrefixes},
+		{"~ on the host, scp-like", "host:~/o.git", nil, [][2]string{{"GIT_SSH", ssh}}, ViaPrefixes},
 		{"a script without #!", "ssh://host" + originDir, nil, [][2]string{{"GIT_SSH", bare}}, ViaPrefixes},
 		{"a command line, user and port", "ssh://user@host:2222" + originDir, nil, [][2]string{{"GIT_SSH_COMMAND", "'" + ssh + "' -o Foo=bar"}}, ViaPrefixes},
 		{"bracketed host holding a port", "user@[host:1]:" + originDir, nil, [][2]string{{"GIT_SSH", ssh}}, ViaPrefixes},
