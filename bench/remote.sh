@@ -16,10 +16,13 @@
 #       the report leave the file transport to git
 #   (z) the same against a server that answers in protocol v0 (whole ref
 #       list): remote.origin.uploadpack is a wrapper that drops GIT_PROTOCOL
+#   (s) the same over ssh: url.host:<path>.insteadOf makes the URL
+#       host:<path>, and GIT_SSH is a stand-in ssh that runs the command
+#       here (what a real ssh adds, its connection, is not measured)
 #   (o) with OLD=<dir of an earlier git-taskresume build>: that binary's
 #       --remote origin
-# Each answer is checked before the rounds: the JSON of (p), (l), (z) and
-# (o) is the same but for git_processes, and names the claims. It prints
+# Each answer is checked before the rounds: the JSON of (p), (l), (z), (s)
+# and (o) is the same but for git_processes, and names the claims. It prints
 # the medians and the median of the per-round differences to (a).
 # Environment: BENCH_DIR (/tmp/taskresume-bench), ROUNDS (15), OLD.
 set -euo pipefail
@@ -49,6 +52,8 @@ trap 'rm -rf "$bin"' EXIT
 (cd "$here" && go build -o "$bin/" ./cmd/git-taskresume ./cmd/git-taskclean)
 export PATH="$bin:$PATH"
 v0wrap="env -u GIT_PROTOCOL git-upload-pack"
+printf '#!/bin/sh\nfor last; do :; done\nexec sh -c "$last"\n' > "$bin/ssh"
+chmod +x "$bin/ssh"
 
 cd "$clone"
 # Fresh claims: every runnable task of the run, claimed on the origin.
@@ -64,8 +69,9 @@ a() { git taskresume "$run" --json; }
 p() { git taskresume "$run" --json --remote origin; }
 l() { GIT_PROTOCOL_FROM_USER=1 git taskresume "$run" --json --remote origin; }
 z() { git -c remote.origin.uploadpack="$v0wrap" taskresume "$run" --json --remote origin; }
+s() { GIT_SSH="$bin/ssh" git -c url."host:$origin".insteadOf="$origin" taskresume "$run" --json --remote origin; }
 o() { PATH="$OLD:$PATH" git taskresume "$run" --json --remote origin; }
-cases="p l z"
+cases="p l z s"
 [ -z "$OLD" ] || cases="$cases o"
 
 # The answers, checked before they are timed.
@@ -80,6 +86,8 @@ done
 time_us() { local s=$EPOCHREALTIME; "$@" >/dev/null; local e=$EPOCHREALTIME; echo $(( (${e/./} - ${s/./}) )); }
 median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
+load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime; }
+load0=$(load)
 declare -A t
 for ((i = 0; i < ROUNDS; i++)); do
   for c in a $cases; do
@@ -87,7 +95,7 @@ for ((i = 0; i < ROUNDS; i++)); do
   done
 done
 refs=$(git -C "$origin" for-each-ref | wc -l)
-printf 'remote %s: %d refs (%d claims); %d rounds, interleaved\n' "$origin" "$refs" "$n" "$ROUNDS"
+printf 'remote %s: %d refs (%d claims); %d rounds, interleaved; load %s, then %s\n' "$origin" "$refs" "$n" "$ROUNDS" "$load0" "$(load)"
 ma=$(for ((i = 0; i < ROUNDS; i++)); do echo "${t[a,$i]}"; done | median)
 printf '  (a) no remote read:          %7.1f ms\n' "$(echo "$ma / 1000" | bc -l)"
 for c in $cases; do
@@ -95,6 +103,7 @@ for c in $cases; do
     p) what="(p) --remote, v2 ref-prefix" ;;
     l) what="(l) --remote, ls-remote    " ;;
     z) what="(z) --remote, a v0 server  " ;;
+    s) what="(s) --remote, over ssh     " ;;
     o) what="(o) --remote, OLD binary   " ;;
   esac
   m=$(for ((i = 0; i < ROUNDS; i++)); do echo "${t[$c,$i]}"; done | median)
