@@ -311,6 +311,12 @@ func talk(r *pktReader, w io.Writer, patterns []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if first.kind == pktFlush {
+		// A v0 server with nothing to list (git sends a capabilities^{}
+		// line instead, older servers may not): an empty list.
+		_, err := io.WriteString(w, "0000")
+		return &Result{Refs: map[string]string{}, Symrefs: map[string]string{}, Via: ViaV0}, err
+	}
 	if first.kind != pktData {
 		return nil, fmt.Errorf("the remote sent no ref list")
 	}

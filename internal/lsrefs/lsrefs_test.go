@@ -568,3 +568,27 @@ func TestSSHAsGitRunsIt(t *testing.T) {
 		})
 	}
 }
+
+// A remote with no refs lists none, whether it says so in v2, or as a v0
+// server that sends a flush alone.
+func TestListNothing(t *testing.T) {
+	_, work := origin(t, "sha1")
+	empty := filepath.Join(t.TempDir(), "empty.git")
+	testbin.Git(t, "", "init", "-q", "--bare", empty)
+	testbin.Git(t, work, "config", "remote.origin.url", empty)
+	for _, c := range []struct {
+		uploadPack string
+		via        Via
+	}{{"", ViaPrefixes}, {"sh -c 'printf 0000; cat >/dev/null' x", ViaV0}} {
+		if c.uploadPack != "" {
+			testbin.Git(t, work, "config", "remote.origin.uploadpack", c.uploadPack)
+		}
+		if out := testbin.Git(t, work, append([]string{"ls-remote", "origin"}, patterns...)...); out != "" {
+			t.Fatalf("ls-remote lists %q", out)
+		}
+		res, err := List(context.Background(), open(t, work), "origin", patterns...)
+		if err != nil || res.Via != c.via || len(res.Refs)+len(res.Symrefs) != 0 {
+			t.Fatalf("%q: %v, %+v; want nothing via %s", c.uploadPack, err, res, c.via)
+		}
+	}
+}
