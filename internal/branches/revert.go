@@ -10,9 +10,16 @@ import (
 // for a reverted merge, each commit the merge brought in) to the revert. A
 // revert that was itself reverted voids nothing. cs is newest first.
 func reverted(cs []CommitInfo) map[string]string {
-	byOID := make(map[string]*CommitInfo, len(cs))
-	for i := range cs {
-		byOID[cs[i].OID] = &cs[i]
+	// Indexed only once a revert is found: most lists hold none, and a
+	// list of many runs asks this of every run's landed commits.
+	var byOID map[string]*CommitInfo
+	index := func() {
+		if byOID == nil {
+			byOID = make(map[string]*CommitInfo, len(cs))
+			for i := range cs {
+				byOID[cs[i].OID] = &cs[i]
+			}
+		}
 	}
 	voided := map[string]string{}
 	for i := range cs {
@@ -35,6 +42,7 @@ func reverted(cs []CommitInfo) map[string]string {
 			continue
 		}
 		voided[target] = c.OID
+		index()
 		m := byOID[target]
 		if m == nil || !isMerge(m) {
 			continue

@@ -69,11 +69,29 @@ func planOnlyCommits(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Object
 	if len(files) == 0 || in.Names == nil {
 		return nil, nil
 	}
-	trees := make(map[string]string, len(in.Walk)+len(in.Landed)+len(in.LandedDefault))
+	// The landed commits that name a task, found first: the landed
+	// lists' trees are indexed only when one does (a list of many runs
+	// asks this of every run's landed commits).
+	var named []*gitcmd.LogEntry
+	for _, l := range []struct {
+		cs     []gitcmd.LogEntry
+		shared bool
+	}{{in.Landed, in.BaseShared}, {in.LandedDefault, true}} {
+		for i := range l.cs {
+			if c := &l.cs[i]; in.Names.NameLanded(c, l.shared).Task != "" {
+				named = append(named, c)
+			}
+		}
+	}
+	lists := [][]gitcmd.LogEntry{in.Walk}
+	if len(named) > 0 {
+		lists = append(lists, in.Landed, in.LandedDefault)
+	}
+	trees := make(map[string]string, len(in.Trees)+len(in.Walk))
 	for k, v := range in.Trees {
 		trees[k] = v
 	}
-	for _, cs := range [][]gitcmd.LogEntry{in.Walk, in.Landed, in.LandedDefault} {
+	for _, cs := range lists {
 		for _, c := range cs {
 			if c.Tree != "" {
 				trees[c.OID] = c.Tree
@@ -104,15 +122,8 @@ func planOnlyCommits(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Object
 			add(c)
 		}
 	}
-	for _, l := range []struct {
-		cs     []gitcmd.LogEntry
-		shared bool
-	}{{in.Landed, in.BaseShared}, {in.LandedDefault, true}} {
-		for i := range l.cs {
-			if c := &l.cs[i]; in.Names.NameLanded(c, l.shared).Task != "" {
-				add(c)
-			}
-		}
+	for _, c := range named {
+		add(c)
 	}
 	if len(cands) == 0 {
 		return nil, nil
