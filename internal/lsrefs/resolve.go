@@ -102,7 +102,9 @@ func resolve(ctx context.Context, repo *gitcmd.Repo, remote string, patterns []s
 type remoteConfig struct {
 	urls       []string
 	uploadPack string
-	rewrites   []*rewrite
+	// uploadPackSet: remote.<name>.uploadpack was read (its first value).
+	uploadPackSet bool
+	rewrites      []*rewrite
 	// core.sshCommand and ssh.variant, when set.
 	sshCommand, sshVariant *string
 }
@@ -128,7 +130,15 @@ func parseConfig(out []byte, remote string) (*remoteConfig, string) {
 		case named && k == "remote."+remote+".vcs":
 			return nil, k + " is set: a remote helper reads it"
 		case named && k == "remote."+remote+".uploadpack":
-			cfg.uploadPack = v // the last one, as git's config
+			// git takes the first ("more than one uploadpack given,
+			// using the first"), an empty one included: it then runs
+			// " '<path>'", which is left to git itself.
+			if !cfg.uploadPackSet && v == "" {
+				return nil, k + " is empty"
+			}
+			if !cfg.uploadPackSet {
+				cfg.uploadPack, cfg.uploadPackSet = v, true
+			}
 		case strings.HasPrefix(k, "url.") && strings.HasSuffix(k, ".insteadof"):
 			base := k[len("url.") : len(k)-len(".insteadof")]
 			var rw *rewrite
