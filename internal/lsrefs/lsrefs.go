@@ -320,15 +320,52 @@ func talk(r *pktReader, w io.Writer, patterns []string) (*Result, error) {
 	if first.kind != pktData {
 		return nil, fmt.Errorf("the remote sent no ref list")
 	}
-	if first.text == "version 2" {
-		return v2(r, w, patterns)
-	}
-	if first.text == "version 1" {
-		if first, err = r.line(); err != nil {
-			return nil, err
+	if v, ok := strings.CutPrefix(first.text, "version "); ok {
+		// connect.c's determine_protocol_version_client: a version git
+		// does not speak ends the exchange.
+		switch v {
+		case "2":
+			return v2(r, w, patterns)
+		case "1":
+			if first, err = r.line(); err != nil {
+				return nil, err
+			}
+		case "0":
+			return nil, fmt.Errorf("protocol error: server explicitly said version 0")
+		default:
+			return nil, fmt.Errorf("server is speaking an unknown protocol")
 		}
 	}
 	return v0(r, w, first, patterns)
+}
+
+// hexLen is the length of an object id of the named format, 0 for a
+// format git does not know.
+func hexLen(format string) int {
+	switch format {
+	case "sha1":
+		return 40
+	case "sha256":
+		return 64
+	}
+	return 0
+}
+
+// objectID is s as an object id of n hex digits, in lower case as git
+// prints ids; false when s is not one. The server's ids are checked as git
+// checks them (parse_oid_hex): the caller hands them to cat-file and
+// fetch, where other text is a revision or a refspec.
+func objectID(s string, n int) (string, bool) {
+	if len(s) != n {
+		return "", false
+	}
+	for i := 0; i < n; i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return "", false
+		}
+	}
+	return strings.ToLower(s), true
 }
 
 // v2 reads the capabilities and runs ls-refs.
@@ -350,7 +387,11 @@ func v2(r *pktReader, w io.Writer, patterns []string) (*Result, error) {
 	}
 	var req bytes.Buffer
 	writePkt(&req, "command=ls-refs\n")
+	n := hexLen("sha1")
 	if f, ok := caps["object-format"]; ok {
+		if n = hexLen(f); n == 0 {
+			return nil, fmt.Errorf("unknown object format '%s' specified by server", f)
+		}
 		// The server assumes sha1 unless told: echo its own.
 		writePkt(&req, "object-format="+f+"\n")
 	}
@@ -376,16 +417,35 @@ func v2(r *pktReader, w io.Writer, patterns []string) (*Result, error) {
 			return nil, fmt.Errorf("unexpected packet in the ref list")
 		}
 		// "<oid> <name>[ symref-target:<ref>][ peeled:<oid>]"; "unborn
-		// <name>" for a HEAD without a commit, never under refs/.
+		// <name>" for a HEAD without a commit, which git skips. A line
+		// git cannot read fails the listing as git fails it
+		// (process_ref_v2).
 		f := strings.Split(p.text, " ")
-		if len(f) < 2 || !keep(f[1], patterns) {
+		if len(f) >= 2 && f[0] == "unborn" {
 			continue
 		}
-		res.Refs[f[1]] = f[0]
-		for _, attr := range f[2:] {
-			if t, ok := strings.CutPrefix(attr, "symref-target:"); ok {
-				res.Symrefs[f[1]] = t
+		oid, ok := "", len(f) >= 2
+		if ok {
+			oid, ok = objectID(f[0], n)
+		}
+		var target string
+		for _, attr := range f[min(2, len(f)):] {
+			if t, sym := strings.CutPrefix(attr, "symref-target:"); sym {
+				target = t
+			} else if peeled, is := strings.CutPrefix(attr, "peeled:"); is {
+				_, valid := objectID(peeled, n)
+				ok = ok && valid
 			}
+		}
+		if !ok {
+			return nil, fmt.Errorf("invalid ls-refs response: %s", p.text)
+		}
+		if !keep(f[1], patterns) {
+			continue
+		}
+		res.Refs[f[1]] = oid
+		if target != "" {
+			res.Symrefs[f[1]] = target
 		}
 	}
 }
@@ -396,6 +456,10 @@ func v2(r *pktReader, w io.Writer, patterns []string) (*Result, error) {
 func v0(r *pktReader, w io.Writer, first pkt, patterns []string) (*Result, error) {
 	res := &Result{Refs: map[string]string{}, Symrefs: map[string]string{}, Via: ViaV0}
 	symrefs := map[string]string{}
+	// The ids' format is the one the capabilities name, when git knows
+	// it; else sha1 (connect.c's process_capabilities).
+	n := hexLen("sha1")
+	shallow := false
 	p := first
 	for i := 0; ; i++ {
 		if i > 0 {
@@ -414,16 +478,34 @@ func v0(r *pktReader, w io.Writer, first pkt, patterns []string) (*Result, error
 		if i == 0 {
 			var caps string
 			line, caps, _ = strings.Cut(line, "\x00")
+			format := false
 			for _, c := range strings.Fields(caps) {
 				if v, ok := strings.CutPrefix(c, "symref="); ok {
 					if from, to, ok := strings.Cut(v, ":"); ok {
 						symrefs[from] = to
 					}
 				}
+				if v, ok := strings.CutPrefix(c, "object-format="); ok && !format {
+					format = true
+					if hexLen(v) != 0 {
+						n = hexLen(v)
+					}
+				}
 			}
 		}
-		oid, name, ok := strings.Cut(line, " ")
-		if !ok || oid == "shallow" || !keep(name, patterns) {
+		// "<oid> <name>" lines, then "shallow <oid>" lines; anything
+		// else fails the listing as git fails it (get_remote_heads).
+		word, name, _ := strings.Cut(line, " ")
+		oid, isRef := objectID(word, n)
+		isRef = isRef && !shallow && strings.Contains(line, " ")
+		if !isRef {
+			if _, valid := objectID(name, n); word != "shallow" || !valid {
+				return nil, fmt.Errorf("protocol error: unexpected '%s'", line)
+			}
+			shallow = true
+			continue
+		}
+		if !keep(name, patterns) {
 			continue
 		}
 		res.Refs[name] = oid
