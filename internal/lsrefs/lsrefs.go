@@ -196,8 +196,10 @@ func execPATH(execPath string) string {
 }
 
 // lookPath finds name as git's run-command does: a name with a '/' is
-// itself, else the first executable regular file of that name in the
-// directories of path (an empty one is the current directory).
+// itself, else the first regular file of that name in the directories of
+// path (an empty one is the current directory) that its owner may execute
+// (is_executable tests S_IXUSR alone: a file executable by its group or
+// others only is passed over, even where this process could run it).
 func lookPath(name, path string) (string, bool) {
 	if strings.ContainsRune(name, '/') {
 		return name, true
@@ -207,7 +209,7 @@ func lookPath(name, path string) (string, bool) {
 		if dir != "" {
 			f = dir + "/" + name
 		}
-		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o100 != 0 {
 			return f, true
 		}
 	}
