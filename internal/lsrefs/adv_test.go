@@ -257,6 +257,22 @@ func TestAdvWorkingDirectory(t *testing.T) {
 			}
 		})
 	}
+	t.Run("relative GIT_SSH from a subdirectory", func(t *testing.T) {
+		testbin.Git(t, work, "config", "--unset", "core.sshCommand")
+		script(t, filepath.Join(work, "tools", "ssh"), "#!/bin/sh\nfor last; do :; done\nexec sh -c \"$last\"\n", 0o755)
+		wantRefs, wantSym, r, ok := lsRemoteEnv(t, sub, []string{"GIT_SSH=tools/ssh"}, "origin")
+		if !ok {
+			t.Fatal(r)
+		}
+		t.Setenv("GIT_SSH", "tools/ssh")
+		res, err := List(context.Background(), open(t, sub), "origin", patterns...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
+			t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
+		}
+	})
 }
 
 // A remote spelled like an option is a remote (a push URL the caller
