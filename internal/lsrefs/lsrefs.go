@@ -25,6 +25,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -122,6 +123,8 @@ type endpoint struct {
 	execPath string
 	// trace is how the process is named in the traces.
 	trace []string
+	// dir is the directory it runs in (workDir).
+	dir string
 }
 
 // killWait is how long a killed upload-pack's pipes are waited for: a
@@ -200,20 +203,43 @@ func execPATH(execPath string) string {
 // path (an empty one is the current directory) that its owner may execute
 // (is_executable tests S_IXUSR alone: a file executable by its group or
 // others only is passed over, even where this process could run it).
-func lookPath(name, path string) (string, bool) {
+// A relative name or directory is taken from wd, the directory git runs
+// in; the file found is returned absolute.
+func lookPath(name, path, wd string) (string, bool) {
 	if strings.ContainsRune(name, '/') {
-		return name, true
+		return absIn(wd, name), true
 	}
 	for _, dir := range strings.Split(path, ":") {
 		f := name
 		if dir != "" {
 			f = dir + "/" + name
 		}
+		f = absIn(wd, f)
 		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o100 != 0 {
 			return f, true
 		}
 	}
 	return "", false
+}
+
+// absIn is path taken from the directory wd.
+func absIn(wd, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(wd, path)
+}
+
+// workDir is the directory git runs what it starts in, ls-remote being run
+// in repo's directory: the top of the worktree when there is one (setup
+// goes there), else that directory (a git directory, or the work tree
+// GIT_DIR without GIT_WORK_TREE makes of it). A relative ssh command,
+// GIT_SSH or PATH entry names what it names from there.
+func workDir(repo *gitcmd.Repo) (string, error) {
+	if repo.TopLevel != "" {
+		return repo.TopLevel, nil
+	}
+	return filepath.Abs(repo.Dir)
 }
 
 // command is the process to start: git's own upload-pack found as gitcmd
@@ -222,7 +248,7 @@ func (ep *endpoint) command(ctx context.Context) (*exec.Cmd, error) {
 	if ep.execPath == "" {
 		return exec.CommandContext(ctx, ep.argv[0], ep.argv[1:]...), nil
 	}
-	prog, ok := lookPath(ep.argv[0], execPATH(ep.execPath))
+	prog, ok := lookPath(ep.argv[0], execPATH(ep.execPath), ep.dir)
 	if !ok {
 		return nil, fmt.Errorf("cannot run %s: No such file or directory", ep.argv[0])
 	}
@@ -246,7 +272,7 @@ func (ep *endpoint) list(ctx context.Context, repo *gitcmd.Repo, patterns []stri
 	var stdin io.WriteCloser
 	var stdout io.ReadCloser
 	for try := 0; ; try++ {
-		cmd.Dir = repo.Dir
+		cmd.Dir = ep.dir
 		cmd.Env = ep.environ()
 		cmd.WaitDelay = killWait
 		cmd.Stderr = &stderr

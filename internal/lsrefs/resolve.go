@@ -78,10 +78,14 @@ func resolve(ctx context.Context, repo *gitcmd.Repo, remote string, patterns []s
 		}
 		execPath = strings.TrimSpace(string(out))
 	}
+	wd, err := workDir(repo)
+	if err != nil {
+		return nil, "no working directory: " + err.Error(), nil
+	}
 	var ep *endpoint
 	switch {
 	case target != nil:
-		if ep, why = cfg.sshEndpoint(ctx, target, prog, execPath); ep == nil {
+		if ep, why = cfg.sshEndpoint(ctx, target, prog, execPath, wd); ep == nil {
 			if ctx.Err() != nil {
 				return nil, "", ctx.Err()
 			}
@@ -94,7 +98,7 @@ func resolve(ctx context.Context, repo *gitcmd.Repo, remote string, patterns []s
 	default:
 		ep = &endpoint{argv: []string{"git", "upload-pack", path}, protocol: true, trace: []string{"upload-pack", path}}
 	}
-	ep.execPath = execPath
+	ep.execPath, ep.dir = execPath, wd
 	return ep, "", nil
 }
 

@@ -252,7 +252,7 @@ func sshOptions(v sshVariant, port string) (opts []string, protocol, ok bool) {
 // on the remote host, or nil and why not here. An ssh whose variant git
 // cannot tell by name is probed as git probes it (`<ssh> -G ...`:
 // OpenSSH when that succeeds, else the simple variant).
-func (cfg *remoteConfig) sshEndpoint(ctx context.Context, t *sshTarget, prog, execPath string) (*endpoint, string) {
+func (cfg *remoteConfig) sshEndpoint(ctx context.Context, t *sshTarget, prog, execPath, wd string) (*endpoint, string) {
 	host, port := hostAndPort(t.host)
 	if strings.HasPrefix(host, "-") {
 		return nil, "ssh host " + host + " is one git refuses"
@@ -269,7 +269,7 @@ func (cfg *remoteConfig) sshEndpoint(ctx context.Context, t *sshTarget, prog, ex
 			argv = shellCommand(argv)
 		}
 		v = variantSimple
-		if probe(ctx, argv, execPath) {
+		if probe(ctx, argv, execPath, wd) {
 			v = variantSSH
 		}
 	}
@@ -286,19 +286,19 @@ func (cfg *remoteConfig) sshEndpoint(ctx context.Context, t *sshTarget, prog, ex
 
 // probe runs git's variant probe: true when it exits 0. It has git's
 // environment plus GIT_PROTOCOL, and no input or output.
-func probe(ctx context.Context, argv []string, execPath string) bool {
+func probe(ctx context.Context, argv []string, execPath, wd string) bool {
 	env := append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_ADVICE=0",
 		"GIT_OPTIONAL_LOCKS=0", "GIT_EXEC_PATH="+execPath, "PATH="+execPATH(execPath), "GIT_PROTOCOL=version=2")
-	prog, ok := lookPath(argv[0], execPATH(execPath))
+	prog, ok := lookPath(argv[0], execPATH(execPath), wd)
 	if !ok {
 		return false
 	}
 	cmd := exec.CommandContext(ctx, prog, argv[1:]...)
-	cmd.Env = env
+	cmd.Env, cmd.Dir = env, wd
 	err := cmd.Run()
 	if isENOEXEC(err) {
 		cmd = exec.CommandContext(ctx, shellPath, append([]string{prog}, argv[1:]...)...)
-		cmd.Env = env
+		cmd.Env, cmd.Dir = env, wd
 		err = cmd.Run()
 	}
 	return err == nil
