@@ -80,9 +80,12 @@ func List(ctx context.Context, repo *gitcmd.Repo, remote string, patterns ...str
 }
 
 // lsRemote is the fallback: git's own ls-remote, protocol v2 asked for
-// (only v2 names every symbolic ref). It lists the whole ref list.
+// (only v2 names every symbolic ref). It lists the whole ref list. The
+// remote is a remote whatever its spelling (a push URL read from the
+// configuration may begin with '-'), never an option of ls-remote's such
+// as --upload-pack.
 func lsRemote(ctx context.Context, repo *gitcmd.Repo, remote string, patterns []string, why string) (*Result, error) {
-	args := append([]string{"-c", "protocol.version=2", "ls-remote", "--refs", "--symref", remote}, patterns...)
+	args := append([]string{"-c", "protocol.version=2", "ls-remote", "--refs", "--symref", "--end-of-options", remote}, patterns...)
 	out, err := repo.Run(ctx, args...)
 	if err != nil {
 		return nil, err
