@@ -381,3 +381,29 @@ func TestAdvSameAsLsRemote(t *testing.T) {
 		})
 	}
 }
+
+// GIT_CONFIG names the file `git config` reads instead of the
+// configuration ("no effect on other Git commands"): ls-remote reads the
+// repository's remote, and never this file's ssh command. List read the
+// remote's URL and the ssh command through `git config`.
+func TestAdvGitConfigVariable(t *testing.T) {
+	_, work := origin(t, "sha1")
+	marker := filepath.Join(t.TempDir(), "ran")
+	other := filepath.Join(t.TempDir(), "config")
+	testbin.WriteFile(t, other, "[remote \"origin\"]\n\turl = host:/elsewhere\n[core]\n\tsshCommand = touch "+marker+"; false\n")
+	wantRefs, wantSym, r, ok := lsRemoteEnv(t, work, []string{"GIT_CONFIG=" + other}, "origin")
+	if !ok || testbin.Exists(marker) {
+		t.Fatalf("ls-remote: %v; ran the file's ssh command: %v", r, testbin.Exists(marker))
+	}
+	t.Setenv("GIT_CONFIG", other)
+	res, err := List(context.Background(), open(t, work), "origin", patterns...)
+	if testbin.Exists(marker) {
+		t.Fatal("List ran the ssh command of the file GIT_CONFIG names, which git does not read")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
+		t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
+	}
+}
