@@ -37,7 +37,10 @@ func resolve(ctx context.Context, repo *gitcmd.Repo, remote string, patterns []s
 			return nil, "pattern " + p + " is not a refs/ path with '*' as its only wildcard", nil
 		}
 	}
-	for _, v := range []string{"GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL_FROM_USER", "GIT_TEST_CREDENTIALS_IN_URL"} {
+	// GIT_CONFIG makes `git config` (and no other command) read that file
+	// instead of the configuration: the remote and the ssh command read
+	// below would not be ls-remote's.
+	for _, v := range []string{"GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL_FROM_USER", "GIT_TEST_CREDENTIALS_IN_URL", "GIT_CONFIG"} {
 		if _, set := os.LookupEnv(v); set {
 			return nil, v + " is set", nil
 		}
