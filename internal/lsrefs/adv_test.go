@@ -407,3 +407,25 @@ func TestAdvGitConfigVariable(t *testing.T) {
 		t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
 	}
 }
+
+// The process that answered in full then exits non-zero (a wrapper, an
+// ssh that reports the connection's end so): git's listing is done once
+// the list is read and it does not look at the exit (disconnect_git);
+// List failed.
+func TestAdvServerExitsNonZeroAfterAnswer(t *testing.T) {
+	_, work := origin(t, "sha1")
+	for _, up := range []string{`sh -c 'git-upload-pack "$1"; exit 3' x`, `sh -c 'git-upload-pack "$1"; kill -9 $$' x`} {
+		testbin.Git(t, work, "config", "remote.origin.uploadpack", up)
+		wantRefs, wantSym, r, ok := lsRemoteEnv(t, work, nil, "origin")
+		if !ok {
+			t.Fatal(r)
+		}
+		res, err := List(context.Background(), open(t, work), "origin", patterns...)
+		if err != nil {
+			t.Fatalf("%s: %v; ls-remote lists %d refs", up, err, len(wantRefs))
+		}
+		if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
+			t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
+		}
+	}
+}
