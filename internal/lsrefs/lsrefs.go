@@ -321,13 +321,13 @@ func (ep *endpoint) list(ctx context.Context, repo *gitcmd.Repo, patterns []stri
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if perr != nil || werr != nil {
+	// A list read in full is the answer whatever the process's exit: git
+	// does not look at it once the list is read (disconnect_git); a
+	// wrapper, or an ssh, may exit non-zero after a complete answer.
+	if perr != nil {
 		ge := &gitcmd.Error{Args: args, ExitCode: -1, Stderr: stderr.String(), Err: perr}
 		if ee, ok := werr.(*exec.ExitError); ok {
 			ge.ExitCode = ee.ExitCode()
-		}
-		if ge.Err == nil {
-			ge.Err = werr
 		}
 		return nil, ge
 	}
