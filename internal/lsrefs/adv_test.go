@@ -7,11 +7,13 @@ package lsrefs
 import (
 	"bytes"
 	"context"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taskresume/git-taskresume/internal/testbin"
 )
@@ -427,5 +429,24 @@ func TestAdvServerExitsNonZeroAfterAnswer(t *testing.T) {
 		if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
 			t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
 		}
+	}
+}
+
+// A server that sends what git cannot read and lingers: git fails at once
+// with the reason (it does not wait for a connection it gives up on; in
+// a shell, `git ls-remote` returns in milliseconds); List waited for the
+// process to end, and reported the deadline instead.
+func TestAdvServerGarbageThenLingers(t *testing.T) {
+	_, work := origin(t, "sha1")
+	testbin.Git(t, work, "config", "remote.origin.uploadpack", `sh -c 'printf 0009garbage; exec >&- 2>&-; sleep ${LINGER:-0}' x`)
+	if _, _, r, ok := lsRemoteEnv(t, work, nil, "origin"); ok {
+		t.Fatalf("ls-remote accepts it: %v", r)
+	}
+	t.Setenv("LINGER", "30")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_, err := List(ctx, open(t, work), "origin", patterns...)
+	if err == nil || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v, want the protocol error", err)
 	}
 }
