@@ -317,6 +317,13 @@ func (ep *endpoint) list(ctx context.Context, repo *gitcmd.Repo, patterns []stri
 	// rather than blocking the wait below.
 	stdin.Close()
 	stdout.Close()
+	if perr != nil {
+		// git gives up on a server it cannot read without waiting for
+		// it (it dies): one that lingers is given a moment to say why on
+		// its standard error, then stopped.
+		stop := time.AfterFunc(killWait, func() { cmd.Process.Kill() })
+		defer stop.Stop()
+	}
 	werr := cmd.Wait()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
