@@ -450,3 +450,98 @@ func TestAdvServerGarbageThenLingers(t *testing.T) {
 		t.Fatalf("err %v, want the protocol error", err)
 	}
 }
+
+// ssh URLs spelled every way git reads them: ssh is run with the same
+// arguments as git runs it, or not at all where git does not run it, and
+// the answers agree.
+func TestAdvSSHSpellings(t *testing.T) {
+	originDir, work := origin(t, "sha1")
+	bin := t.TempDir()
+	ssh := script(t, filepath.Join(bin, "ssh"), "#!/bin/sh\n{ echo run:; for a; do printf '\\t%s\\n' \"$a\"; done; } >>\"$SSH_LOG\"\nfor last; do :; done\nexec sh -c \"$last\"\n", 0o755)
+	rel, err := filepath.Rel(os.Getenv("HOME"), originDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, url := range []string{
+		":" + originDir,
+		"host:x~/" + rel,
+		"ssh://host/~/" + rel,
+		"[host]:" + originDir,
+		"user@[::1]:" + originDir,
+		"ssh://[host]:22" + originDir,
+		"ssh://user@host:" + originDir,
+		"ssh://host:+22" + originDir,
+		"ssh://host:65536" + originDir,
+		"ssh://host:1:2" + originDir,
+		"ssh+git://host" + originDir,
+		"ssh://ho'st$(touch x)" + originDir,
+		"host:",
+		"ssh://host",
+		"host:-x",
+		"ssh://host/-x",
+		"user@-x:" + originDir,
+		"ssh://host" + originDir + "/'$(touch x)'",
+	} {
+		t.Run(url, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "w")
+			testbin.Git(t, "", "clone", "-q", "--no-checkout", work, dir)
+			testbin.Git(t, dir, "config", "remote.origin.url", url)
+			logs := t.TempDir()
+			wantRefs, wantSym, r, ok := lsRemoteEnv(t, dir, []string{"GIT_SSH=" + ssh, "SSH_LOG=" + filepath.Join(logs, "git")}, "origin")
+			t.Setenv("GIT_SSH", ssh)
+			t.Setenv("SSH_LOG", filepath.Join(logs, "ours"))
+			res, err := List(context.Background(), open(t, dir), "origin", patterns...)
+			if testbin.Exists(filepath.Join(dir, "x")) {
+				t.Fatal("a command ran")
+			}
+			gitRan, _ := os.ReadFile(filepath.Join(logs, "git"))
+			weRan, _ := os.ReadFile(filepath.Join(logs, "ours"))
+			if res != nil && res.Via == ViaLsRemote {
+				// ls-remote ran it: the same by construction.
+				weRan = gitRan
+			}
+			if string(gitRan) != string(weRan) {
+				t.Errorf("git ran ssh as\n%s\nList ran it as\n%s", gitRan, weRan)
+			}
+			switch {
+			case !ok && err == nil:
+				t.Fatalf("ls-remote fails (%s), List listed %v via %s", r.Stderr, res.Refs, res.Via)
+			case ok && err != nil:
+				t.Fatalf("ls-remote lists %v, List fails: %v", wantRefs, err)
+			case ok && (!maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym)):
+				t.Fatalf("listed (via %s)\n%v\n%v\nls-remote says\n%v\n%v", res.Via, res.Refs, res.Symrefs, wantRefs, wantSym)
+			}
+		})
+	}
+}
+
+// git reads a line as a C string: what follows a NUL is not there (but on
+// a v0 list's first line, where it is the capabilities). List took the
+// NUL and what follows into the ref's name, and dropped the ref.
+func TestAdvServerNULInLine(t *testing.T) {
+	_, work := origin(t, "sha1")
+	id := strings.Repeat("f", 40)
+	for _, c := range []struct {
+		name   string
+		answer []byte
+	}{
+		{"v2", pkts("version 2", "ls-refs", "", id+" refs/heads/r1-main\x00junk", "")},
+		{"v2 attribute", pkts("version 2", "ls-refs", "", id+" refs/heads/main symref-target:refs/heads/x\x00junk", "")},
+		{"v0", pkts(id+" refs/heads/main\x00", id+" refs/heads/r1-main\x00junk", "")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			serve(t, work, c.answer)
+			wantRefs, wantSym, r, ok := lsRemoteEnv(t, work, nil, "origin")
+			if !ok || len(wantRefs) == 0 {
+				t.Fatal(r)
+			}
+			res, err := List(context.Background(), open(t, work), "origin", patterns...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
+				t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
+			}
+		})
+	}
+}
