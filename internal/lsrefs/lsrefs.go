@@ -377,6 +377,12 @@ func talk(r *pktReader, w io.Writer, patterns []string) (*Result, error) {
 	return v0(r, w, first, patterns)
 }
 
+// cString is s as git reads a line, a C string: up to its first NUL.
+func cString(s string) string {
+	s, _, _ = strings.Cut(s, "\x00")
+	return s
+}
+
 // hexLen is the length of an object id of the named format, 0 for a
 // format git does not know.
 func hexLen(format string) int {
@@ -458,7 +464,7 @@ func v2(r *pktReader, w io.Writer, patterns []string) (*Result, error) {
 		// <name>" for a HEAD without a commit, which git skips. A line
 		// git cannot read fails the listing as git fails it
 		// (process_ref_v2).
-		f := strings.Split(p.text, " ")
+		f := strings.Split(cString(p.text), " ")
 		if len(f) >= 2 && f[0] == "unborn" {
 			continue
 		}
@@ -512,10 +518,11 @@ func v0(r *pktReader, w io.Writer, first pkt, patterns []string) (*Result, error
 		if p.kind != pktData {
 			return nil, fmt.Errorf("unexpected packet in the ref list")
 		}
-		line := p.text
+		line := cString(p.text)
 		if i == 0 {
-			var caps string
-			line, caps, _ = strings.Cut(line, "\x00")
+			// The capabilities follow the first ref's NUL.
+			_, caps, _ := strings.Cut(p.text, "\x00")
+			caps = cString(caps)
 			format := false
 			for _, c := range strings.Fields(caps) {
 				if v, ok := strings.CutPrefix(c, "symref="); ok {
