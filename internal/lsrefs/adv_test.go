@@ -528,6 +528,7 @@ func TestAdvServerNULInLine(t *testing.T) {
 		{"v2", pkts("version 2", "ls-refs", "", id+" refs/heads/r1-main\x00junk", "")},
 		{"v2 attribute", pkts("version 2", "ls-refs", "", id+" refs/heads/main symref-target:refs/heads/x\x00junk", "")},
 		{"v0", pkts(id+" refs/heads/main\x00", id+" refs/heads/r1-main\x00junk", "")},
+		{"v2 version and capabilities", pkts("version 2\x00junk", "ls-refs\x00junk", "", id+" refs/heads/r1-main", "")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			serve(t, work, c.answer)
