@@ -358,7 +358,7 @@ func talk(r *pktReader, w io.Writer, patterns []string) (*Result, error) {
 	if first.kind != pktData {
 		return nil, fmt.Errorf("the remote sent no ref list")
 	}
-	if v, ok := strings.CutPrefix(first.text, "version "); ok {
+	if v, ok := strings.CutPrefix(cString(first.text), "version "); ok {
 		// connect.c's determine_protocol_version_client: a version git
 		// does not speak ends the exchange.
 		switch v {
@@ -423,7 +423,7 @@ func v2(r *pktReader, w io.Writer, patterns []string) (*Result, error) {
 		if p.kind == pktFlush {
 			break
 		}
-		k, v, _ := strings.Cut(p.text, "=")
+		k, v, _ := strings.Cut(cString(p.text), "=")
 		caps[k] = v
 	}
 	if _, ok := caps["ls-refs"]; !ok {
