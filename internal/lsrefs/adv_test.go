@@ -546,3 +546,26 @@ func TestAdvServerNULInLine(t *testing.T) {
 		})
 	}
 }
+
+// A v0 server's symref= capability names a symbolic ref only when both
+// its names are well formed (parse_one_symref_info); List took any.
+func TestAdvServerV0BadSymref(t *testing.T) {
+	_, work := origin(t, "sha1")
+	id := strings.Repeat("1", 40)
+	for _, c := range []string{"refs/heads/r1-main:refs/heads/a..b", "refs/heads/r1-main:refs/heads/x y", "refs/heads/r1-main:", "refs/heads/r1-main:refs/heads/ok"} {
+		t.Run(c, func(t *testing.T) {
+			serve(t, work, pkts(id+" refs/heads/r1-main\x00symref="+c, ""))
+			wantRefs, wantSym, r, ok := lsRemoteEnv(t, work, nil, "origin")
+			if !ok {
+				t.Fatal(r)
+			}
+			res, err := List(context.Background(), open(t, work), "origin", patterns...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
+				t.Fatalf("listed\n%v\n%q\nls-remote says\n%v\n%q", res.Refs, res.Symrefs, wantRefs, wantSym)
+			}
+		})
+	}
+}
