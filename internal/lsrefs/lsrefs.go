@@ -526,7 +526,9 @@ func v0(r *pktReader, w io.Writer, first pkt, patterns []string) (*Result, error
 			format := false
 			for _, c := range strings.Fields(caps) {
 				if v, ok := strings.CutPrefix(c, "symref="); ok {
-					if from, to, ok := strings.Cut(v, ":"); ok {
+					// Both names well formed, or git passes it over
+					// (parse_one_symref_info).
+					if from, to, ok := strings.Cut(v, ":"); ok && wellFormed(from) && wellFormed(to) {
 						symrefs[from] = to
 					}
 				}

@@ -82,14 +82,16 @@ func globMatch(pattern, text string) bool {
 // space, ':', '?', '[', '\', '^', '~', '*' or DEL, not "@", and no '.' at
 // the end.
 func validRefname(name string) bool {
+	return strings.Contains(name, "/") && wellFormed(name)
+}
+
+// wellFormed is check_refname_format(name, REFNAME_ALLOW_ONELEVEL): the
+// rules of validRefname for a name of any number of components.
+func wellFormed(name string) bool {
 	if name == "@" {
 		return false
 	}
-	components := strings.Split(name, "/")
-	if len(components) < 2 {
-		return false
-	}
-	for _, c := range components {
+	for _, c := range strings.Split(name, "/") {
 		if c == "" || c[0] == '.' || strings.HasSuffix(c, ".lock") {
 			return false
 		}
