@@ -569,3 +569,31 @@ func TestAdvServerV0BadSymref(t *testing.T) {
 		})
 	}
 }
+
+// The server's text in an error is shown as git shows it, control
+// characters as '?' (vreportf): a hostile server's terminal escapes are
+// not passed to the user's terminal. List passed them on.
+func TestAdvServerErrorEscapes(t *testing.T) {
+	_, work := origin(t, "sha1")
+	id := strings.Repeat("2", 40)
+	for _, c := range []struct {
+		name   string
+		answer []byte
+	}{
+		{"ERR packet", pkts("ERR \x1b]2;owned\x07\x1b[2Jgone")},
+		{"v2 bad line", pkts("version 2", "ls-refs", "", "\x1b[2J refs/heads/r1-main", "")},
+		{"v0 bad line", pkts(id+" refs/heads/main\x00", "\x1b[2J", "")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			serve(t, work, c.answer)
+			_, _, r, ok := lsRemoteEnv(t, work, nil, "origin")
+			if ok || strings.Contains(r.Stderr, "\x1b") {
+				t.Fatalf("ls-remote: %q", r.Stderr)
+			}
+			_, err := List(context.Background(), open(t, work), "origin", patterns...)
+			if err == nil || strings.ContainsAny(err.Error(), "\x1b\x07") {
+				t.Fatalf("err %q; git says %q", err, r.Stderr)
+			}
+		})
+	}
+}
