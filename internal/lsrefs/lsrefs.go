@@ -332,6 +332,8 @@ func (ep *endpoint) list(ctx context.Context, repo *gitcmd.Repo, patterns []stri
 	// does not look at it once the list is read (disconnect_git); a
 	// wrapper, or an ssh, may exit non-zero after a complete answer.
 	if perr != nil {
+		// The message may quote the server: shown as git shows it.
+		perr = errors.New(printable(perr.Error()))
 		ge := &gitcmd.Error{Args: args, ExitCode: -1, Stderr: stderr.String(), Err: perr}
 		if ee, ok := werr.(*exec.ExitError); ok {
 			ge.ExitCode = ee.ExitCode()
@@ -375,6 +377,19 @@ func talk(r *pktReader, w io.Writer, patterns []string) (*Result, error) {
 		}
 	}
 	return v0(r, w, first, patterns)
+}
+
+// printable is a message as git's vreportf prints it: control characters
+// but tab and newline as '?', so that a server's text quoted in it cannot
+// drive the terminal.
+func printable(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if (c < 0x20 || c == 0x7f) && c != '\t' && c != '\n' {
+			b[i] = '?'
+		}
+	}
+	return string(b)
 }
 
 // cString is s as git reads a line, a C string: up to its first NUL.
