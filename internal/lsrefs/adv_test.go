@@ -597,3 +597,92 @@ func TestAdvServerErrorEscapes(t *testing.T) {
 		})
 	}
 }
+
+// Inside a hook: the caller's environment pins git to the repository
+// (GIT_DIR, GIT_INDEX_FILE, GIT_PREFIX, GIT_WORK_TREE, GIT_CONFIG_PARAMETERS
+// with configuration of its own): ssh is run as git runs it then, with
+// the same arguments and environment, and the answers agree.
+func TestAdvHookEnvironment(t *testing.T) {
+	originDir, work := origin(t, "sha1")
+	bin := t.TempDir()
+	ssh := script(t, filepath.Join(bin, "ssh"), fakeSSH, 0o755)
+	testbin.Git(t, work, "config", "remote.origin.url", "host:"+originDir)
+	sub := filepath.Join(work, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		dir  string
+		env  []string
+	}{
+		{"pre-push", work, []string{"GIT_DIR=.git", "GIT_INDEX_FILE=.git/index", "GIT_PREFIX=", "GIT_EXEC_PATH=" + testbin.Git(t, "", "--exec-path")}},
+		{"work tree from a subdirectory", sub, []string{"GIT_DIR=" + filepath.Join(work, ".git"), "GIT_WORK_TREE=" + work, "GIT_PREFIX=sub/"}},
+		{"git -c", work, []string{"GIT_CONFIG_PARAMETERS='core.sshcommand'='" + ssh + " -o X=y' 'protocol.version'='0'", "GIT_SSH=/nonexistent"}},
+		{"GIT_CONFIG_COUNT", work, []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=ssh.variant", "GIT_CONFIG_VALUE_0=simple"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			logs := t.TempDir()
+			env := append([]string{"GIT_SSH=" + ssh, "SSH_LOG=" + filepath.Join(logs, "git")}, c.env...)
+			wantRefs, wantSym, r, ok := lsRemoteEnv(t, c.dir, env, "origin")
+			if !ok {
+				t.Fatal(r)
+			}
+			for _, kv := range env {
+				k, v, _ := strings.Cut(kv, "=")
+				t.Setenv(k, v)
+			}
+			t.Setenv("SSH_LOG", filepath.Join(logs, "ours"))
+			res, err := List(context.Background(), open(t, c.dir), "origin", patterns...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
+				t.Fatalf("listed (via %s)\n%v\n%v\nls-remote says\n%v\n%v", res.Via, res.Refs, res.Symrefs, wantRefs, wantSym)
+			}
+			gitRan, _ := os.ReadFile(filepath.Join(logs, "git"))
+			weRan, _ := os.ReadFile(filepath.Join(logs, "ours"))
+			if len(gitRan) == 0 || string(gitRan) != string(weRan) {
+				t.Errorf("git ran ssh as\n%s\nList ran it as\n%s", gitRan, weRan)
+			}
+		})
+	}
+}
+
+// Servers that answer v1, or v0 with its peeled tags, shallow lines and
+// the dummy line of an empty repository: the answer is ls-remote's.
+func TestAdvOlderProtocols(t *testing.T) {
+	originDir, work := origin(t, "sha1")
+	testbin.Git(t, originDir, "tag", "-a", "-m", "t", "r1-task-tag", "refs/heads/r1-main")
+	testbin.Git(t, originDir, "update-ref", "refs/taskclaims/r1/7", "refs/tags/r1-task-tag")
+	id := strings.Repeat("4", 40)
+	for _, c := range []struct {
+		name, uploadPack string
+		answer           []byte
+	}{
+		{name: "v1", uploadPack: "env GIT_PROTOCOL=version=1 git-upload-pack"},
+		{name: "v0", uploadPack: "env -u GIT_PROTOCOL git-upload-pack"},
+		{name: "v0 shallow lines", answer: pkts(id+" refs/heads/r1-main\x00shallow", id+" refs/heads/r1-main^{}", "shallow "+id, "")},
+		{name: "v0 ref after shallow", answer: pkts(id+" refs/heads/r1-main\x00", "shallow "+id, id+" refs/heads/main", "")},
+		{name: "v0 empty", answer: pkts(strings.Repeat("0", 40)+" capabilities^{}\x00symref=HEAD:refs/heads/main", "")},
+		{name: "v1 empty", answer: pkts("version 1", strings.Repeat("0", 40)+" capabilities^{}\x00", "")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.answer != nil {
+				serve(t, work, c.answer)
+			} else {
+				testbin.Git(t, work, "config", "remote.origin.uploadpack", c.uploadPack)
+			}
+			wantRefs, wantSym, r, ok := lsRemoteEnv(t, work, nil, "origin")
+			res, err := List(context.Background(), open(t, work), "origin", patterns...)
+			switch {
+			case !ok && err == nil:
+				t.Fatalf("ls-remote fails (%s), List listed %v via %s", r.Stderr, res.Refs, res.Via)
+			case ok && err != nil:
+				t.Fatalf("ls-remote lists %v, List fails: %v", wantRefs, err)
+			case ok && (!maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym)):
+				t.Fatalf("listed (via %s)\n%v\n%v\nls-remote says\n%v\n%v", res.Via, res.Refs, res.Symrefs, wantRefs, wantSym)
+			}
+		})
+	}
+}
