@@ -1110,12 +1110,16 @@ func (g *gathering) finish() error {
 
 // rowSquashes readies the squash search of a list's row, and says whether
 // it is not needed: every task is done without it (it can only say how a
-// done task landed). Else the tasks' changes and the landed commits that
+// done task landed), none by a squash that may be taken back. Else the tasks' changes and the landed commits that
 // touch their paths are read, as a report reads them.
 func (g *gathering) rowSquashes(states []branches.TaskState) (skip bool, err error) {
 	skip = true
 	for _, s := range states {
-		skip = skip && s.Status.Done()
+		// A landing by a forge's squash that hides a stopped attempt is
+		// taken back when the squash does not bear out the task's change
+		// (keptBranchSquashes): the task is then interrupted, not done.
+		hidden := s.Landed != nil && s.Landed.How == branches.BySquash && s.Leftover != ""
+		skip = skip && s.Status.Done() && !hidden
 	}
 	if skip {
 		return true, nil
