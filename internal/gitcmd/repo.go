@@ -547,7 +547,12 @@ func (r *Repo) logRevs(ctx context.Context, include, exclude []string, boundary 
 	if err != nil {
 		return nil, nil, err
 	}
-	args := []string{"log", logFormat}
+	// --date-order: every child before its parents, as "newest first"
+	// is read (a revert before what it reverts, a re-apply before the
+	// revert it undoes) even where a clock ran behind; git's default
+	// order lists a parent first when another path reaches it sooner.
+	// It is also the shared walk's order.
+	args := []string{"log", logFormat, "--date-order"}
 	if boundary {
 		args = append(args, "--boundary")
 	}
