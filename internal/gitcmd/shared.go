@@ -36,6 +36,8 @@ type Shared struct {
 	// byComponent files the refs by the start of each path component.
 	indexOnce   sync.Once
 	byComponent map[string][]int32
+	// tried counts the refs tried against a run's patterns.
+	tried atomic.Int64
 
 	// started is how many git processes ReadShared started; pretend
 	// counts answers as processes (CountAsGit).
@@ -328,6 +330,7 @@ func (s *Shared) refsMatching(patterns []string) ([]Ref, bool) {
 	}
 	slices.Sort(cand)
 	cand = slices.Compact(cand)
+	s.tried.Add(int64(len(cand)))
 	var out []Ref
 	for _, i := range cand {
 		if RefMatches(patterns, s.refs[i].Name) {
