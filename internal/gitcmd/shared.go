@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,9 +34,9 @@ type Shared struct {
 	objs      *Objects
 	readers   []*Objects
 	turn      atomic.Uint32
-	// byComponent files the refs by the start of each path component.
-	indexOnce   sync.Once
-	byComponent map[string][]int32
+	// components are the refs' path components, sorted (indexRefs).
+	indexOnce  sync.Once
+	components []refComponent
 	// tried counts the refs tried against a run's patterns.
 	tried atomic.Int64
 
@@ -318,7 +319,7 @@ func (s *Shared) refsMatching(patterns []string) ([]Ref, bool) {
 	s.indexOnce.Do(s.indexRefs)
 	var cand []int32
 	for _, p := range patterns {
-		key, ok := s.patternKey(p)
+		lo, hi, ok := s.patternRange(p)
 		if !ok {
 			cand = nil
 			for i := range s.refs {
@@ -326,7 +327,9 @@ func (s *Shared) refsMatching(patterns []string) ([]Ref, bool) {
 			}
 			break
 		}
-		cand = append(cand, s.byComponent[key]...)
+		for _, c := range s.components[lo:hi] {
+			cand = append(cand, c.ref)
+		}
 	}
 	slices.Sort(cand)
 	cand = slices.Compact(cand)
@@ -341,53 +344,55 @@ func (s *Shared) refsMatching(patterns []string) ([]Ref, bool) {
 	return out, true
 }
 
-// componentKey is what the index files a path component under: its
-// first four bytes, or all of it when shorter.
-func componentKey(c string) string {
-	if len(c) > 4 {
-		return c[:4]
-	}
-	return c
+// refComponent is one path component of a ref (a slice of its name).
+type refComponent struct {
+	name string
+	ref  int32
 }
 
-// indexRefs files each ref under the keys of its path components.
+// indexRefs sorts the path components of every ref, once each per ref:
+// the refs having a component that starts with given bytes are then one
+// range, however many refs share a shorter start (run ids such as run-1
+// ... run-2000 share "run-").
 func (s *Shared) indexRefs() {
-	s.byComponent = map[string][]int32{}
 	for i, r := range s.refs {
-		seen := map[string]bool{}
-		for _, c := range strings.Split(r.Name, "/") {
-			if k := componentKey(c); !seen[k] {
-				seen[k] = true
-				s.byComponent[k] = append(s.byComponent[k], int32(i))
+		at := len(s.components)
+		for c := range strings.SplitSeq(r.Name, "/") {
+			if !slices.ContainsFunc(s.components[at:], func(o refComponent) bool { return o.name == c }) {
+				s.components = append(s.components, refComponent{c, int32(i)})
 			}
 		}
 	}
+	slices.SortFunc(s.components, func(a, b refComponent) int { return strings.Compare(a.name, b.name) })
 }
 
-// patternKey is a component key every ref the pattern matches has, the
-// one fewest refs have: a "*" stays within one component, so a pattern
-// component that begins with four literal bytes (or is a shorter
-// literal) is the start of one of the ref's components, whether the
-// pattern matches as a glob or as a prefix. false: no such component
-// (every ref is tried).
-func (s *Shared) patternKey(p string) (string, bool) {
-	best, found := "", false
-	for _, c := range strings.Split(p, "/") {
+// prefixRange is the range of s.components that start with lit.
+func (s *Shared) prefixRange(lit string) (int, int) {
+	lo, _ := slices.BinarySearchFunc(s.components, lit, func(c refComponent, t string) int { return strings.Compare(c.name, t) })
+	hi := lo + sort.Search(len(s.components)-lo, func(k int) bool { return !strings.HasPrefix(s.components[lo+k].name, lit) })
+	return lo, hi
+}
+
+// patternRange is the range of components one of which every ref the
+// pattern matches has, the narrowest: a "*" stays within one component,
+// so a pattern component's literal start is the start of one of the
+// ref's components, whether the pattern matches as a glob or as a
+// prefix. false: no pattern component starts with a literal (every ref
+// is tried).
+func (s *Shared) patternRange(p string) (lo, hi int, found bool) {
+	for c := range strings.SplitSeq(p, "/") {
 		lit := c
 		if i := strings.IndexAny(c, "*?"); i >= 0 {
 			lit = c[:i]
-			if len(lit) < 4 {
-				continue
-			}
 		}
 		if lit == "" {
 			continue
 		}
-		if k := componentKey(lit); !found || len(s.byComponent[k]) < len(s.byComponent[best]) {
-			best, found = k, true
+		if l, h := s.prefixRange(lit); !found || h-l < hi-lo {
+			lo, hi, found = l, h, true
 		}
 	}
-	return best, found
+	return lo, hi, found
 }
 
 // bodiesUnder are the saved refs under prefixes, each under a root read.
