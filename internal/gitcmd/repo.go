@@ -653,13 +653,21 @@ func logEntry(f []string) (LogEntry, error) {
 		RunIDs: splitList(f[3]), TaskIDs: splitList(f[4]), Tree: f[5]}
 	e.Time, _ = strconv.ParseInt(f[7], 10, 64)
 	body := f[8][1:]
+	// The lines are looked for only where their words are: a regexp
+	// anchored at each line's start tries every byte of the body, and a
+	// list reads every commit's (long ones in a repository of forge
+	// squashes, whose bodies list the squashed commits).
 	if f[6] == "-" {
 		e.Reverts = "-" // a boundary commit; LogWalk takes it out
-	} else if m := revertLine.FindStringSubmatch(body); m != nil {
-		e.Reverts = m[1]
+	} else if strings.Contains(body, "This reverts commit ") {
+		if m := revertLine.FindStringSubmatch(body); m != nil {
+			e.Reverts = m[1]
+		}
 	}
-	if m := pickedLine.FindStringSubmatch(body); m != nil {
-		e.PickedFrom = m[1]
+	if strings.Contains(body, "(cherry picked from commit ") {
+		if m := pickedLine.FindStringSubmatch(body); m != nil {
+			e.PickedFrom = m[1]
+		}
 	}
 	if len(e.Parents) < 2 {
 		e.Listed = ListSquashed(e.Subject, body)
@@ -720,9 +728,27 @@ func ListSquashed(subject, body string) []string {
 	case !strings.Contains(body, "* "):
 		// No list: most commits stop here.
 	case PRSuffix(subject) >= 0 || strings.IndexByte(subject+body, '!') >= 0 && squashMR.MatchString(subject+"\n"+body):
-		for _, m := range squashLine.FindAllStringSubmatch(body, -1) {
-			out = append(out, m[1])
+		out = squashLines(body)
+	}
+	return out
+}
+
+// squashLines are the "* <subject>" lines of body, as squashLine reads
+// them (a "*", spaces, the subject up to trailing white space), found
+// without a regexp: one that tries every byte of every listed body costs
+// a list of a repository of forge squashes seconds.
+func squashLines(body string) []string {
+	var out []string
+	for line := range strings.SplitSeq(body, "\n") {
+		rest, ok := strings.CutPrefix(line, "* ")
+		if !ok {
+			continue
 		}
+		rest = strings.TrimLeft(rest, " ")
+		if rest == "" || strings.IndexByte("\t\n\f\r ", rest[0]) >= 0 {
+			continue
+		}
+		out = append(out, strings.TrimRight(rest, "\t\n\f\r "))
 	}
 	return out
 }

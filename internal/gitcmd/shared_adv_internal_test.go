@@ -2,6 +2,9 @@ package gitcmd
 
 import (
 	"fmt"
+	"math/rand"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -31,5 +34,26 @@ func TestSharedRefIndexNarrowsSharedPrefixes(t *testing.T) {
 	}
 	if tried := s.tried.Load() - before; tried > 40 {
 		t.Errorf("run-17's patterns were tried on %d refs of %d; want only those a component of which starts as a pattern's does", tried, len(refs))
+	}
+}
+
+// squashLines reads a body's "* <subject>" lines as the regexp squashLine
+// does, on bodies made of the bytes that can tell them apart.
+func TestSquashLinesAsTheRegexp(t *testing.T) {
+	alphabet := []string{"*", "* ", " ", "\t", "\n", "\r", "\f", "\v", "a", "é", "\xff", "\n* "}
+	rng := rand.New(rand.NewSource(1))
+	for range 200000 {
+		var b strings.Builder
+		for range rng.Intn(14) {
+			b.WriteString(alphabet[rng.Intn(len(alphabet))])
+		}
+		body := b.String()
+		var want []string
+		for _, m := range squashLine.FindAllStringSubmatch(body, -1) {
+			want = append(want, m[1])
+		}
+		if got := squashLines(body); !slices.Equal(got, want) {
+			t.Fatalf("squashLines(%q) = %q, the regexp reads %q", body, got, want)
+		}
 	}
 }
