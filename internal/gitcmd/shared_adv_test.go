@@ -56,7 +56,9 @@ func TestSharedWalkRandomSkewedHistories(t *testing.T) {
 		for range 60 {
 			qs = append(qs, query{pick(1+rng.Intn(3), false), pick(rng.Intn(4), true)})
 		}
-		for who, repo := range map[string]*gitcmd.Repo{"shared": shared, "git": r} {
+		// Only the shared walk is held to the truth: git's own cuts off where
+		// a clock ran behind (docs/DESIGN.md, "Known limits").
+		for who, repo := range map[string]*gitcmd.Repo{"shared": shared} {
 			t.Run(fmt.Sprintf("%d/%s", seed, who), func(t *testing.T) {
 				for _, q := range qs {
 					name := fmt.Sprintf("in %v ex %v", short(q.in), short(q.ex))
