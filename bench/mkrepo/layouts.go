@@ -14,35 +14,51 @@ const (
 	runL4  = "l4a1b1" // L4: plan only on <run>-main, below its tip
 	runL5  = "l5a1b1" // L5: tasks landed on main, no <run>-main
 	runL6  = "l6a1b1" // L6: as L2, forked 15,000 commits back
+	runL7  = "l7a1b1" // L7: an old run, forked 25,000 commits back, one task squashed near main's tip
+	runL8  = "l8a1b1" // L8: as L7, forked 50,000 commits back
 	run50  = "n50a1b" // 50 tasks (5 parallel phases of 10), laid out as L1
 	run500 = "n500ab" // 500 tasks (10 parallel phases of 50), laid out as L1
 )
 
-var layoutRuns = []string{runL2, runL3, runL4, runL5, runL6, run50, run500}
+var layoutRuns = []string{runL2, runL3, runL4, runL5, runL6, runL7, runL8, run50, run500}
 
 // Where things sit on main, in commits back from its tip.
 const (
-	forkBack   = 100   // L1-L5 and the large plans fork (or add the plan) here
-	l2PlanBack = 50    // L2's and L6's plans are added here
-	l6ForkBack = 15000 // L6 forks here (fewer on a shorter main)
-	l5FFBack   = 95    // L5's task 1.1 commit, on main itself (fast-forward)
-	l5Task12   = 80    // L5's task 1.2, rebased onto main: "[Task 1.2] ..."
-	l5Squash   = 60    // L5's task 2.1, squashed: "Add user service (#42)"
+	forkBack    = 100   // L1-L5 and the large plans fork (or add the plan) here
+	l2PlanBack  = 50    // L2's and L6's plans are added here
+	l6ForkBack  = 15000 // L6 forks here (fewer on a shorter main)
+	l5FFBack    = 95    // L5's task 1.1 commit, on main itself (fast-forward)
+	l5Task12    = 80    // L5's task 1.2, rebased onto main: "[Task 1.2] ..."
+	l5Squash    = 60    // L5's task 2.1, squashed: "Add user service (#42)"
+	oldPlanBack = 45    // L7's and L8's plans are added here
+	l7ForkBack  = 25000 // L7 forks here (L8 50,000; both half of a shorter main)
+	l8ForkBack  = 50000
+	l7Squash    = 30 // L7's task 2.1, squashed: "Add user service (#43)"
+	l8Squash    = 20 // L8's task 2.1, squashed: "Add user service (#44)"
 )
 
 // l5 is the demo plan with its files under a directory of L5's own. Its
 // landed commits are on main, which every other layout's search for landed
 // work reads: with the demo's paths they would be squash candidates of
 // every other run's tasks (a patch-id pass those reports would not make
-// alone). The titles and ids are the demo's.
-var l5 = func() plan {
+// alone). The titles and ids are the demo's. L7 and L8, whose squashed
+// tasks are on main too, have theirs for the same reason.
+var l5 = appsPlan(runL5)
+
+var (
+	l7 = appsPlan(runL7)
+	l8 = appsPlan(runL8)
+)
+
+// appsPlan is the demo plan with its files under apps/<run>/.
+func appsPlan(run string) plan {
 	p := plan{phases: demo.phases}
 	for _, t := range demo.tasks {
-		t.file = "apps/" + runL5 + "/" + t.file
+		t.file = "apps/" + run + "/" + t.file
 		p.tasks = append(p.tasks, t)
 	}
 	return p
-}()
+}
 
 // l5Trailer marks L5's task commits as L5's: on main, a subject names a task
 // by its id and title, which every run of the demo plan shares, so
@@ -84,6 +100,10 @@ type special struct {
 // the copies of them that landed on main.
 var l5Blobs = map[string]int{}
 
+// oldBlobs are the contents of L7's and L8's task 2.1, by run: its branch
+// commit and its squashed copy on main share them.
+var oldBlobs = map[string]int{}
+
 // mainSpecials returns the special commits of main, keyed by how far back
 // from main's tip they are.
 func mainSpecials(g *gen, measured string) map[int]special {
@@ -94,6 +114,10 @@ func mainSpecials(g *gen, measured string) map[int]special {
 			switch r {
 			case runL5:
 				p = l5
+			case runL7:
+				p = l7
+			case runL8:
+				p = l8
 			case run50:
 				p = plan50
 			case run500:
@@ -105,6 +129,9 @@ func mainSpecials(g *gen, measured string) map[int]special {
 	}
 	for _, t := range l5.tasks[:4] {
 		l5Blobs[t.id] = g.blob(fmt.Sprintf("// %s task %s\n", runL5, t.id))
+	}
+	for _, r := range []string{runL7, runL8} {
+		oldBlobs[r] = g.blob(fmt.Sprintf("// %s task 2.1\n", r))
 	}
 	l5File := func(id string) string {
 		for _, t := range l5.tasks {
@@ -131,6 +158,15 @@ func mainSpecials(g *gen, measured string) map[int]special {
 			changes: []change{{l5File("2.1"), l5Blobs["2.1"]}}},
 		// L2's and L6's plans, committed on main after their runs forked.
 		l2PlanBack: {msg: "Add plans for runs " + runL2 + " and " + runL6, changes: plans(runL2, runL6)},
+		// L7's and L8's plans, the same way.
+		oldPlanBack: {msg: "Add plans for runs " + runL7 + " and " + runL8, changes: plans(runL7, runL8)},
+		// L7's and L8's task 2.1, squash-merged near main's tip: the
+		// search for landed work walks all the way back to their forks
+		// and must find them by their change.
+		l7Squash: {msg: "Add user service (#43)", replace: true,
+			changes: []change{{l7.tasks[2].file, oldBlobs[runL7]}}},
+		l8Squash: {msg: "Add user service (#44)", replace: true,
+			changes: []change{{l8.tasks[2].file, oldBlobs[runL8]}}},
 	}
 }
 
@@ -141,12 +177,12 @@ func emitLayouts(g *gen, n int, measured string, at func(back int) (int, int64))
 
 	// L1: <run>-main at main~100, whose commit adds the plan.
 	g.refs["refs/heads/"+measured+"-main"] = fork
-	doneStack(g, measured, fork, when)
+	doneStack(g, measured, demo, 0, fork, when)
 
 	// L2 and L3: <run>-main at main~100, which does not hold their plans.
 	for _, r := range []string{runL2, runL3} {
 		g.refs["refs/heads/"+r+"-main"] = fork
-		doneStack(g, r, fork, when)
+		doneStack(g, r, demo, 0, fork, when)
 	}
 
 	// L4: the plan is added by a commit of <run>-main, followed by one more.
@@ -154,7 +190,7 @@ func emitLayouts(g *gen, n int, measured string, at func(back int) (int, int64))
 		[]change{{"specs/" + runL4 + "/plan.md", g.blob(demo.text(runL4))}})
 	b := g.commit("refs/heads/"+runL4+"-main", when+30, "chore: record run start", a, nil,
 		[]change{{"notes/" + runL4 + ".md", g.blob("Run " + runL4 + " started.\n")}})
-	doneStack(g, runL4, b, when+30)
+	doneStack(g, runL4, demo, 0, b, when+30)
 
 	// L5: no <run>-main. 1.1's branch is main~95 itself; 1.2's original
 	// commit (its branch deleted) under 2.1's and 2.2's branches; 2.1's
@@ -168,14 +204,22 @@ func emitLayouts(g *gen, n int, measured string, at func(back int) (int, int64))
 			[]change{{t.file, l5Blobs[t.id]}})
 	}
 
-	// L6: as L2, forked far back.
-	back := l6ForkBack
-	if back > n-2 {
-		back = n / 2 // a main too short for the distance: half of it
+	// L6: as L2, forked far back; L7 and L8 the same, further back, with
+	// their own files and task 2.1 squashed onto main near its tip.
+	for _, r := range []struct {
+		id   string
+		back int
+		p    plan
+		b21  int
+	}{{runL6, l6ForkBack, demo, 0}, {runL7, l7ForkBack, l7, oldBlobs[runL7]}, {runL8, l8ForkBack, l8, oldBlobs[runL8]}} {
+		back := r.back
+		if back > n-2 {
+			back = n / 2 // a main too short for the distance: half of it
+		}
+		far, whenFar := at(back)
+		g.refs["refs/heads/"+r.id+"-main"] = far
+		doneStack(g, r.id, r.p, r.b21, far, whenFar)
 	}
-	far, whenFar := at(back)
-	g.refs["refs/heads/"+runL6+"-main"] = far
-	doneStack(g, runL6, far, whenFar)
 
 	// The large plans: about 40% done (the first 2 of 5 phases, 4 of 10),
 	// each done task one branch off <run>-main with one commit.
@@ -195,15 +239,21 @@ func emitLayouts(g *gen, n int, measured string, at func(back int) (int, int64))
 	}
 }
 
-// doneStack commits the demo plan's tasks 1.1, 1.2 and 2.1 of run, one
-// commit each, stacked on from (1.2 on 1.1, 2.1 on 1.2), as the measured
-// run always had; 2.2, 2.3, 3.1 and 3.2 are not started.
-func doneStack(g *gen, run string, from int, when int64) {
+// doneStack commits tasks 1.1, 1.2 and 2.1 of run (plan p, the demo's or
+// one with its files elsewhere), one commit each, stacked on from (1.2 on
+// 1.1, 2.1 on 1.2), as the measured run always had; 2.2, 2.3, 3.1 and 3.2
+// are not started. b21, when not 0, is 2.1's content (a copy of it is on
+// main).
+func doneStack(g *gen, run string, p plan, b21 int, from int, when int64) {
 	tip := from
-	for _, t := range demo.tasks[:3] {
+	for _, t := range p.tasks[:3] {
 		when += 60
+		b := b21
+		if t.id != "2.1" || b == 0 {
+			b = g.blob(fmt.Sprintf("// %s task %s\n", run, t.id))
+		}
 		tip = g.commit(branch(run, t), when, fmt.Sprintf("task %s: %s", t.id, t.slug), tip, nil,
-			[]change{{t.file, g.blob(fmt.Sprintf("// %s task %s\n", run, t.id))}})
+			[]change{{t.file, b}})
 	}
 }
 

@@ -3,13 +3,14 @@
 //
 //   - N commits on main, each changing one of 200 files under src/;
 //   - R finished runs of the seven-task plan of examples/demo.sh, each
-//     forked from its own point of main: <run>-main there, tasks 1.1 and 1.2
-//     stacked, 2.1, 2.2, 2.3 each on 1.2, 3.1 on an octopus merge of phase
-//     2, 3.2 on 3.1; one or two commits per task;
+//     forked from its own point of main: <run>-main is a commit there that
+//     adds the plan specs/<run>/plan.md, tasks 1.1 and 1.2 stacked on it,
+//     2.1, 2.2, 2.3 each on 1.2, 3.1 on an octopus merge of phase 2, 3.2 on
+//     3.1; one or two commits per task;
 //   - the measured runs (layouts.go): L1, the run m1b2c3 (its plan
 //     specs/<run>/plan.md added by main~100, <run>-main there, tasks 1.1,
-//     1.2, 2.1 done, 2.2, 2.3, 3.1, 3.2 pending, no worktrees), five more
-//     layouts of the same plan (L2-L6) and two larger plans (50 and 500
+//     1.2, 2.1 done, 2.2, 2.3, 3.1, 3.2 pending, no worktrees), seven more
+//     layouts of the same plan (L2-L8) and two larger plans (50 and 500
 //     tasks) laid out as L1;
 //
 // then checks out main, packs the refs, writes a commit-graph, writes L3's
@@ -251,8 +252,13 @@ func emit(g *gen, n, runs int, measured string) {
 		}
 		used[id] = true
 		fork := 1 + int(hash(h)%uint64(planAt-1))
-		g.refs["refs/heads/"+id+"-main"] = mainMarks[fork]
 		when := g.t0 + int64(fork)*step
+		// <run>-main is a commit on the fork that adds the run's plan, as
+		// the orchestrators write it: --list (and a report of the run)
+		// finds it there, and the tasks start from it.
+		when += 60
+		start := g.commit("refs/heads/"+id+"-main", when, "Add plan for run "+id, mainMarks[fork], nil,
+			[]change{{"specs/" + id + "/plan.md", g.blob(demo.text(id))}})
 		tipOf := map[string]int{}
 		blobs := map[string]int{}
 		for k, t := range tasks {
@@ -261,7 +267,7 @@ func emit(g *gen, n, runs int, measured string) {
 			var ch []change
 			switch t.id {
 			case "1.1":
-				from = mainMarks[fork]
+				from = start
 			case "1.2":
 				from = tipOf["1.1"]
 			case "2.1", "2.2", "2.3":
