@@ -556,13 +556,20 @@ func (r *Repo) logRevs(ctx context.Context, include, exclude []string, boundary 
 	if boundary {
 		args = append(args, "--boundary")
 	}
-	out, err := r.RunInput(ctx, in, append(args, "--stdin")...)
+	// Parsed as git writes it: a long history is never held whole.
+	args = append(args, "--stdin")
+	cmd := r.command(ctx, boundedPacks(), args)
+	cmd.Stdin = bytes.NewReader(in)
+	p := newLogParser()
+	if err := run(cmd, p, args); err != nil {
+		return nil, nil, err
+	}
+	all, err := p.finish()
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := parseLog(out)
-	if err != nil {
-		return nil, nil, err
+	if !boundary {
+		return all, nil, nil // LogRevs: no trees asked, no copy made
 	}
 	var cs []LogEntry
 	trees := map[string]string{}
@@ -787,7 +794,7 @@ func (r *Repo) LogChanges(ctx context.Context, include, exclude, paths []string)
 			args = append(args, ":(top,literal)"+p)
 		}
 	}
-	out, err := r.RunInput(ctx, in, args...)
+	out, err := r.RunEnv(ctx, boundedPacks(treeCache), in, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,192 @@
+package gitcmd
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// logParser reads logFormat records as git writes them (exec's copy
+// loop hands it the output in pieces): each record is parsed once it is
+// whole, so the output is never held at once, and each entry keeps only
+// what it names. The answer is parseLog's over the whole output.
+type logParser struct {
+	// pending is the start of a record not yet whole; scanned how much
+	// of it holds no record end.
+	pending []byte
+	scanned int
+	// The entries, in blocks once there are many (a block is never
+	// copied to grow: one copy makes the answer).
+	blocks [][]LogEntry
+	cur    []LogEntry
+	err    error
+	// oids are the commit ids seen as parents and not yet as commits:
+	// a commit's id is most often its child's parent, and one string
+	// serves both.
+	oids map[string]string
+}
+
+func newLogParser() *logParser { return &logParser{oids: map[string]string{}} }
+
+// logBlock is how many entries a block holds.
+const logBlock = 4096
+
+// ReadFrom reads git's output in large pieces (exec's copy loop calls it):
+// fewer reads than its own small buffer makes.
+func (p *logParser) ReadFrom(r io.Reader) (int64, error) { return readLarge(r, p.Write) }
+
+// readLarge reads r to its end in pieces of up to 256 KiB, each handed to
+// write.
+func readLarge(r io.Reader, write func([]byte) (int, error)) (int64, error) {
+	buf := make([]byte, 256<<10)
+	var n int64
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			write(buf[:k])
+			n += int64(k)
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// Write takes the next piece of git's output.
+func (p *logParser) Write(b []byte) (int, error) {
+	n := len(b)
+	data, from := b, 0
+	if len(p.pending) > 0 {
+		p.pending = append(p.pending, b...)
+		// "\x00\n" may straddle two pieces: looked for from one byte
+		// before the new one.
+		data, from = p.pending, max(p.scanned-1, 0)
+	}
+	done := 0
+	for {
+		end := bytes.Index(data[from:], recordEnd)
+		if end < 0 {
+			break
+		}
+		p.record(data[done : from+end])
+		done = from + end + len(recordEnd)
+		from = done
+	}
+	rest := data[done:]
+	if len(p.pending) > 0 {
+		p.pending = p.pending[:copy(p.pending, rest)]
+	} else {
+		p.pending = append(p.pending, rest...)
+	}
+	p.scanned = len(p.pending)
+	return n, nil
+}
+
+var recordEnd = []byte("\x00\n")
+
+// finish parses what is left once git ended: a last record without its
+// "\x00\n" (parseLog reads it as one too).
+func (p *logParser) finish() ([]LogEntry, error) {
+	if len(p.pending) > 0 {
+		rest := p.pending
+		p.pending = nil
+		p.record(rest)
+	}
+	if p.err != nil || len(p.blocks) == 0 {
+		return p.cur, p.err
+	}
+	n := len(p.cur)
+	for _, b := range p.blocks {
+		n += len(b)
+	}
+	out := make([]LogEntry, 0, n)
+	for _, b := range p.blocks {
+		out = append(out, b...)
+	}
+	p.blocks = nil
+	return append(out, p.cur...), nil
+}
+
+// intern returns one string for each commit id, shared by the commit
+// and its children's parent lists.
+func (p *logParser) intern(b []byte, parent bool) string {
+	if s, ok := p.oids[string(b)]; ok {
+		if !parent {
+			delete(p.oids, s)
+		}
+		return s
+	}
+	s := string(b)
+	if parent {
+		p.oids[s] = s
+	}
+	return s
+}
+
+// record parses one record as parseLog does.
+func (p *logParser) record(rec []byte) {
+	if p.err != nil || len(rec) == 0 || len(bytes.TrimSpace(rec)) == 0 {
+		return
+	}
+	whole := rec
+	rec = bytes.TrimLeft(rec, "\n")
+	var f [9][]byte
+	n := 0
+	for n < 8 {
+		i := bytes.IndexByte(rec, 0)
+		if i < 0 {
+			break
+		}
+		f[n], rec = rec[:i], rec[i+1:]
+		n++
+	}
+	f[n] = rec
+	n++
+	// The body comes last, after a "B" so that a body starting with a
+	// newline never reads as the end of the record.
+	if n != 9 || bytes.IndexByte(f[8], 0) >= 0 || !bytes.HasPrefix(f[8], []byte("B")) {
+		p.err = fmt.Errorf("log: unexpected record %q", whole)
+		return
+	}
+	e := LogEntry{OID: p.intern(f[0], false), Subject: string(f[2]),
+		RunIDs: splitListBytes(f[3]), TaskIDs: splitListBytes(f[4]), Tree: string(f[5])}
+	if ps := bytes.Fields(f[1]); len(ps) > 0 {
+		e.Parents = make([]string, len(ps))
+		for i, q := range ps {
+			e.Parents[i] = p.intern(q, true)
+		}
+	}
+	e.Time, _ = strconv.ParseInt(string(f[7]), 10, 64)
+	body := f[8][1:]
+	if string(f[6]) == "-" {
+		e.Reverts = "-" // a boundary commit; LogWalk takes it out
+	} else if m := revertLine.FindSubmatch(body); m != nil {
+		e.Reverts = string(m[1])
+	}
+	if m := pickedLine.FindSubmatch(body); m != nil {
+		e.PickedFrom = string(m[1])
+	}
+	if len(e.Parents) < 2 && (strings.TrimSpace(e.Subject) == GitSquashSubject || bytes.Contains(body, []byte("* "))) {
+		// ListSquashed reads no other message: most commits stop
+		// before their body is copied.
+		e.Listed = ListSquashed(e.Subject, string(body))
+	}
+	if len(p.cur) == logBlock {
+		p.blocks = append(p.blocks, p.cur)
+		p.cur = make([]LogEntry, 0, logBlock)
+	}
+	p.cur = append(p.cur, e)
+}
+
+// splitListBytes is splitList of a field not yet copied: most are empty.
+func splitListBytes(b []byte) []string {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	return splitList(string(b))
+}
