@@ -164,7 +164,7 @@ func landedChanges(ctx context.Context, repo *gitcmd.Repo, since []string, start
 		}
 		sort.Strings(paths)
 	}
-	return repo.LogChanges(ctx, since, []string{start + "^@"}, paths)
+	return repo.ChangesSince(ctx, since, start, paths)
 }
 
 // inProcessDiffs is how many task changes are read through the running

@@ -1,0 +1,358 @@
+package gitcmd
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// The commit-graph's changed-path Bloom filters, read in-process: for a
+// commit the graph holds, whether it may change a path (against its first
+// parent), so that a search for the commits touching a few paths diffs
+// only those that may. git uses them itself only for a walk limited to one
+// path; this answers for any number of paths in one pass.
+//
+// The format is git's (gitformat-commit-graph(5)): a file of chunks, or a
+// chain of such files under objects/info/commit-graphs/. Only what the
+// filters need is read: the sorted commit ids (OIDF, OIDL), the filters'
+// index and data (BIDX, BDAT). A filter says "no" only where git wrote that
+// the commit does not change the path; anything else (a commit the graph
+// lacks, a layer without filters, a filter not computed, one of a commit
+// with too many changes, a path whose hash git versions disagree on) is
+// "may", and the caller reads the commit's change.
+
+// graphLayer is one commit-graph file, mapped.
+type graphLayer struct {
+	data    []byte
+	hashLen int
+	fanout  []byte // OIDF: 256 big-endian counts
+	oids    []byte // OIDL
+	n       int
+	index   []byte // BIDX, nil without filters
+	filters []byte // BDAT after its header
+	// version and hashes are the filters' settings (BDAT's header).
+	version, hashes uint32
+}
+
+// changedPaths is the repository's commit-graph, its layers newest first.
+type changedPaths struct {
+	layers []*graphLayer
+}
+
+// hashLen is the length of the object ids the graph holds.
+func (cp *changedPaths) hashLen() int { return cp.layers[0].hashLen }
+
+// errNoFilters: the repository has no commit-graph with changed-path
+// filters that this reader can use.
+var errNoFilters = errors.New("no changed-path Bloom filters")
+
+// openChangedPaths maps the commit-graph of the object directory objects
+// (git's objects/info/commit-graph, else the chain under
+// objects/info/commit-graphs/), for object ids of hashLen bytes. It fails
+// with errNoFilters where no layer has filters.
+func openChangedPaths(objects string, hashLen int) (*changedPaths, error) {
+	info := filepath.Join(objects, "info")
+	var files []string
+	if _, err := os.Stat(filepath.Join(info, "commit-graph")); err == nil {
+		// git reads the single file first, and then no chain.
+		files = []string{filepath.Join(info, "commit-graph")}
+	} else {
+		f, err := os.Open(filepath.Join(info, "commit-graphs", "commit-graph-chain"))
+		if err != nil {
+			return nil, errNoFilters
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if h := strings.TrimSpace(sc.Text()); h != "" {
+				files = append(files, filepath.Join(info, "commit-graphs", "graph-"+h+".graph"))
+			}
+		}
+		f.Close()
+	}
+	cp := &changedPaths{}
+	any := false
+	for i := len(files) - 1; i >= 0; i-- {
+		l, err := mapLayer(files[i], hashLen)
+		if err != nil {
+			// A layer that cannot be read: the layers above it stay
+			// usable (a commit none of them holds is "may").
+			break
+		}
+		cp.layers = append(cp.layers, l)
+		any = any || l.index != nil
+	}
+	if !any {
+		cp.close()
+		return nil, errNoFilters
+	}
+	return cp, nil
+}
+
+// close unmaps the layers.
+func (cp *changedPaths) close() {
+	for _, l := range cp.layers {
+		syscall.Munmap(l.data)
+	}
+	cp.layers = nil
+}
+
+// Chunk ids.
+const (
+	chunkOIDF = 0x4f494446
+	chunkOIDL = 0x4f49444c
+	chunkBIDX = 0x42494458
+	chunkBDAT = 0x42444154
+)
+
+// mapLayer maps one commit-graph file and finds its chunks, checking each
+// bound it reads by.
+func mapLayer(path string, hashLen int) (*graphLayer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	if size < 8+12 || size > 1<<40 {
+		return nil, errNoFilters
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := parseLayer(data, hashLen)
+	if !ok {
+		syscall.Munmap(data)
+		return nil, errNoFilters
+	}
+	return l, nil
+}
+
+// parseLayer reads a commit-graph file's header and chunk table.
+func parseLayer(data []byte, hashLen int) (*graphLayer, bool) {
+	if len(data) < 8 || string(data[:4]) != "CGPH" || data[4] != 1 {
+		return nil, false
+	}
+	switch {
+	case data[5] == 1 && hashLen == 20, data[5] == 2 && hashLen == 32:
+	default:
+		return nil, false // another hash than the repository's
+	}
+	nChunks := int(data[6])
+	table := data[8:]
+	if len(table) < (nChunks+1)*12 {
+		return nil, false
+	}
+	chunks := map[uint32][]byte{}
+	for i := 0; i < nChunks; i++ {
+		id := binary.BigEndian.Uint32(table[i*12:])
+		from := binary.BigEndian.Uint64(table[i*12+4:])
+		to := binary.BigEndian.Uint64(table[(i+1)*12+4:])
+		if from > to || to > uint64(len(data)) {
+			return nil, false
+		}
+		chunks[id] = data[from:to]
+	}
+	l := &graphLayer{data: data, hashLen: hashLen, fanout: chunks[chunkOIDF], oids: chunks[chunkOIDL]}
+	if len(l.fanout) != 256*4 {
+		return nil, false
+	}
+	l.n = int(binary.BigEndian.Uint32(l.fanout[255*4:]))
+	if len(l.oids) != l.n*hashLen {
+		return nil, false
+	}
+	index, filters := chunks[chunkBIDX], chunks[chunkBDAT]
+	if index != nil && filters != nil && len(index) == l.n*4 && len(filters) >= 12 {
+		l.version = binary.BigEndian.Uint32(filters)
+		l.hashes = binary.BigEndian.Uint32(filters[4:])
+		if (l.version == 1 || l.version == 2) && l.hashes > 0 && l.hashes <= 64 {
+			l.index, l.filters = index, filters[12:]
+		}
+	}
+	return l, true
+}
+
+// find is the lexicographic position of oid in the layer, -1 when absent.
+func (l *graphLayer) find(oid []byte) int {
+	lo := 0
+	if oid[0] > 0 {
+		lo = int(binary.BigEndian.Uint32(l.fanout[(int(oid[0])-1)*4:]))
+	}
+	hi := int(binary.BigEndian.Uint32(l.fanout[int(oid[0])*4:]))
+	if hi > l.n || lo > hi {
+		return -1
+	}
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		switch c := bytes.Compare(l.oids[mid*l.hashLen:(mid+1)*l.hashLen], oid); {
+		case c == 0:
+			return mid
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return -1
+}
+
+// filter is the Bloom filter of the commit at position i; ok is false when
+// there is none to read (nil data: not computed, "may" for every path).
+func (l *graphLayer) filter(i int) ([]byte, bool) {
+	if l.index == nil {
+		return nil, false
+	}
+	end := binary.BigEndian.Uint32(l.index[i*4:])
+	start := uint32(0)
+	if i > 0 {
+		start = binary.BigEndian.Uint32(l.index[(i-1)*4:])
+	}
+	if end < start || uint64(end) > uint64(len(l.filters)) {
+		return nil, false
+	}
+	return l.filters[start:end], true
+}
+
+// pathKeys are a path's Bloom keys: the path and each directory above
+// it, as git asks (a commit that changes a path changes every directory
+// above it, and its filter holds them all), hashed once for each number
+// of hashes the layers use.
+type pathKeys struct {
+	path   string
+	hashes map[uint32][][]uint32
+}
+
+// newPathKeys prepares the keys of path; ok is false for a path that holds
+// a byte with the high bit set, whose hash git's first filter version
+// computes differently from one machine to another.
+func newPathKeys(path string) (*pathKeys, bool) {
+	for i := 0; i < len(path); i++ {
+		if path[i] >= 0x80 {
+			return nil, false
+		}
+	}
+	return &pathKeys{path: path, hashes: map[uint32][][]uint32{}}, path != ""
+}
+
+// of are the keys' hash values for num hashes each.
+func (k *pathKeys) of(num uint32) [][]uint32 {
+	if hs, ok := k.hashes[num]; ok {
+		return hs
+	}
+	var hs [][]uint32
+	for p := k.path; ; {
+		h0 := murmur3(0x293ae76f, p)
+		h1 := murmur3(0x7e646e2c, p)
+		v := make([]uint32, num)
+		for i := range v {
+			v[i] = h0 + uint32(i)*h1
+		}
+		hs = append(hs, v)
+		j := strings.LastIndexByte(p, '/')
+		if j <= 0 {
+			break
+		}
+		p = p[:j]
+	}
+	k.hashes[num] = hs
+	return hs
+}
+
+// contains is git's bloom_filter_contains: false only when some bit of
+// some key is unset. An empty filter (not computed) contains everything.
+func contains(filter []byte, keys [][]uint32) bool {
+	bits := uint64(len(filter)) * 8
+	if bits == 0 {
+		return true
+	}
+	for _, key := range keys {
+		for _, h := range key {
+			pos := uint64(h) % bits
+			if filter[pos/8]&(1<<(pos%8)) == 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// mayChange says whether the commit oid may change any of paths against
+// its first parent; false only where its filter says it changes none.
+func (cp *changedPaths) mayChange(oid []byte, paths []*pathKeys) bool {
+	for _, l := range cp.layers {
+		i := l.find(oid)
+		if i < 0 {
+			continue
+		}
+		f, ok := l.filter(i)
+		if !ok {
+			return true
+		}
+		for _, k := range paths {
+			if contains(f, k.of(l.hashes)) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// murmur3 is the 32-bit murmur3 hash git's filters use, of an ASCII string
+// (where git's two filter versions agree).
+func murmur3(seed uint32, s string) uint32 {
+	const (
+		c1 = 0xcc9e2d51
+		c2 = 0x1b873593
+	)
+	h := seed
+	n := len(s) / 4
+	for i := 0; i < n; i++ {
+		k := uint32(s[4*i]) | uint32(s[4*i+1])<<8 | uint32(s[4*i+2])<<16 | uint32(s[4*i+3])<<24
+		k *= c1
+		k = k<<15 | k>>17
+		k *= c2
+		h ^= k
+		h = h<<13 | h>>19
+		h = h*5 + 0xe6546b64
+	}
+	var k uint32
+	tail := s[4*n:]
+	switch len(tail) {
+	case 3:
+		k ^= uint32(tail[2]) << 16
+		fallthrough
+	case 2:
+		k ^= uint32(tail[1]) << 8
+		fallthrough
+	case 1:
+		k ^= uint32(tail[0])
+		k *= c1
+		k = k<<15 | k>>17
+		k *= c2
+		h ^= k
+	}
+	h ^= uint32(len(s))
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	return h
+}
+
+// decodeOID is an object id's bytes from its hex.
+func decodeOID(s string) ([]byte, bool) {
+	b, err := hex.DecodeString(s)
+	return b, err == nil && (len(b) == 20 || len(b) == 32)
+}

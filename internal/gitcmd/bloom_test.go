@@ -1,0 +1,164 @@
+package gitcmd
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/testbin"
+)
+
+// murmur3 is MurmurHash3's 32-bit form (its published values).
+func TestMurmur3(t *testing.T) {
+	for _, tc := range []struct {
+		seed uint32
+		s    string
+		want uint32
+	}{
+		{0, "", 0},
+		{1, "", 0x514e28b7},
+		{0xffffffff, "", 0x81f16f39},
+		{0, "a", 0x3c2569b2},
+		{0, "abc", 0xb3dd93fa},
+		{0, "abcd", 0x43ed676a},
+		{0, "Hello, world!", 0xc0363e43},
+		{0x9747b28c, "Hello, world!", 0x24884cba},
+		{0x9747b28c, "a", 0x7fa09ea6},
+		{0x9747b28c, "abcd", 0xf0478627},
+		{0, "\x00\x00\x00\x00", 0x2362f9de},
+		{0x9747b28c, "The quick brown fox jumps over the lazy dog", 0x2fa826cd},
+	} {
+		if got := murmur3(tc.seed, tc.s); got != tc.want {
+			t.Errorf("murmur3(%#x, %q) = %#x, want %#x", tc.seed, tc.s, got, tc.want)
+		}
+	}
+}
+
+// bloomGit runs git for the tests of this file.
+func bloomGit(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimRight(string(out), "\n")
+}
+
+// The filters read here are git's: every path a commit changes (and every
+// directory above it) is in its filter, and the paths it does not change
+// mostly are not (a hash unlike git's would both miss changed paths and
+// let everything through). Commits the graph lacks, and a graph written
+// without filters, say "may" for everything.
+func TestChangedPathFilters(t *testing.T) {
+	testbin.IsolateGit(t)
+	dir := filepath.Join(t.TempDir(), "repo")
+	bloomGit(t, filepath.Dir(dir), "init", "-q", "-b", "main", dir)
+	paths := []string{"README.md", "a.txt", "src/x.go", "src/deep/y.go", "src/deep/z.go", "docs/guide/intro.md", "docs/guide/more.md", "abc", "abcd", "abcde", "s p a c e/f"}
+	var commits []string
+	for i := 0; i < 60; i++ {
+		// Each commit changes one to three of the paths.
+		for k := 0; k <= i%3; k++ {
+			p := paths[(i*7+k*3)%len(paths)]
+			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, p), []byte(fmt.Sprint(i, k)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bloomGit(t, dir, "add", "-A")
+		bloomGit(t, dir, "commit", "-q", "-m", fmt.Sprint("c", i))
+		commits = append(commits, bloomGit(t, dir, "rev-parse", "HEAD"))
+	}
+	objects := filepath.Join(dir, ".git", "objects")
+	if _, err := openChangedPaths(objects, 20); err != errNoFilters {
+		t.Fatalf("no commit-graph: %v, want errNoFilters", err)
+	}
+	bloomGit(t, dir, "commit-graph", "write", "--reachable")
+	if _, err := openChangedPaths(objects, 20); err != errNoFilters {
+		t.Fatalf("a commit-graph without filters: %v, want errNoFilters", err)
+	}
+	os.Remove(filepath.Join(objects, "info", "commit-graph"))
+	bloomGit(t, dir, "commit-graph", "write", "--reachable", "--changed-paths")
+	// One more commit, which the graph does not hold.
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("late"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bloomGit(t, dir, "commit", "-q", "-am", "late")
+	late := bloomGit(t, dir, "rev-parse", "HEAD")
+
+	cp, err := openChangedPaths(objects, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.close()
+	if _, err := openChangedPaths(objects, 32); err != errNoFilters {
+		t.Errorf("a graph of another hash: %v, want errNoFilters", err)
+	}
+	queries := append([]string{"src", "src/deep", "docs", "docs/guide", "nothing", "src/none.go", "ab"}, paths...)
+	no, unchanged := 0, 0
+	for i, c := range commits[1:] {
+		changed := strings.Fields(bloomGit(t, dir, "diff-tree", "--no-commit-id", "--name-only", "-r", c))
+		for _, q := range queries {
+			keys, ok := newPathKeys(q)
+			if !ok {
+				t.Fatal(q)
+			}
+			oid, _ := decodeOID(c)
+			may := cp.mayChange(oid, []*pathKeys{keys})
+			if touchesPaths(changed, []string{q}) {
+				if !may {
+					t.Errorf("commit %d changes %s (%q), its filter says not", i+1, q, changed)
+				}
+				continue
+			}
+			unchanged++
+			if !may {
+				no++
+			}
+		}
+	}
+	if no < unchanged*9/10 {
+		t.Errorf("the filters ruled out %d of %d unchanged paths; git's rule out nearly all", no, unchanged)
+	}
+	oid, _ := decodeOID(late)
+	if k, _ := newPathKeys("nothing"); !cp.mayChange(oid, []*pathKeys{k}) {
+		t.Error("a commit the graph lacks: ruled out")
+	}
+	if _, ok := newPathKeys("caf\xc3\xa9"); ok {
+		t.Error("a path with high-bit bytes: keys made; git's filter versions hash it apart")
+	}
+
+	// A chain of graphs (git commit-graph write --split), read the same.
+	os.Remove(filepath.Join(objects, "info", "commit-graph"))
+	bloomGit(t, dir, "commit-graph", "write", "--reachable", "--changed-paths", "--split=no-merge")
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("newer"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bloomGit(t, dir, "commit", "-q", "-am", "newer")
+	newer := bloomGit(t, dir, "rev-parse", "HEAD")
+	bloomGit(t, dir, "commit-graph", "write", "--reachable", "--changed-paths", "--split=no-merge")
+	chain, err := openChangedPaths(objects, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chain.close()
+	if len(chain.layers) < 2 {
+		t.Fatalf("%d layers, want a chain", len(chain.layers))
+	}
+	for _, tc := range []struct {
+		commit, path string
+		want         bool
+	}{{newer, "README.md", true}, {newer, "a.txt", false}, {late, "a.txt", true}, {late, "README.md", false}} {
+		oid, _ := decodeOID(tc.commit)
+		k, _ := newPathKeys(tc.path)
+		if got := chain.mayChange(oid, []*pathKeys{k}); got != tc.want {
+			t.Errorf("chain: %s may change %s: %v, want %v", tc.commit[:7], tc.path, got, tc.want)
+		}
+	}
+}
