@@ -25,7 +25,8 @@ type logParser struct {
 	// oids are the commit ids seen as parents and not yet as commits:
 	// a commit's id is most often its child's parent, and one string
 	// serves both.
-	oids map[string]string
+	oids    map[string]string
+	scratch []byte
 }
 
 func newLogParser() *logParser { return &logParser{oids: map[string]string{}} }
@@ -153,8 +154,11 @@ func (p *logParser) record(rec []byte) {
 		p.err = fmt.Errorf("log: unexpected record %q", whole)
 		return
 	}
-	e := LogEntry{OID: p.intern(f[0], false), Subject: string(f[2]),
-		RunIDs: splitListBytes(f[3]), TaskIDs: splitListBytes(f[4]), Tree: string(f[5])}
+	// The tree and the subject in one string: one allocation, not two.
+	p.scratch = append(append(p.scratch[:0], f[5]...), f[2]...)
+	ts := string(p.scratch)
+	e := LogEntry{OID: p.intern(f[0], false), Subject: ts[len(f[5]):],
+		RunIDs: splitListBytes(f[3]), TaskIDs: splitListBytes(f[4]), Tree: ts[:len(f[5])]}
 	if ps := bytes.Fields(f[1]); len(ps) > 0 {
 		e.Parents = make([]string, len(ps))
 		for i, q := range ps {

@@ -1,10 +1,13 @@
 package gitcmd
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -102,7 +105,7 @@ func (r *Repo) ChangesSince(ctx context.Context, include []string, start string,
 	if len(lines) > 0 {
 		// --always: a record for every line, so that they follow the
 		// lines one for one; --root: a root commit's change is its tree.
-		out, err := r.RunInput(ctx, []byte(strings.Join(lines, "\n")+"\n"), "diff-tree", "--always", "--root", "-r", "--no-renames", "-z", "--stdin")
+		out, err := r.RunEnv(ctx, boundedPacks(treeCache), []byte(strings.Join(lines, "\n")+"\n"), "diff-tree", "--always", "--root", "-r", "--no-renames", "-z", "--stdin")
 		if err != nil {
 			return nil, err
 		}
@@ -417,7 +420,7 @@ func exists(path string) bool {
 }
 
 // hasReplaceRefs says whether refs/replace/ may hold a ref: a loose one,
-// or a packed one.
+// or a packed one (packed-refs read line by line: it may list thousands).
 func hasReplaceRefs(common string) bool {
 	found := false
 	filepath.WalkDir(filepath.Join(common, "refs", "replace"), func(_ string, d os.DirEntry, err error) error {
@@ -430,6 +433,17 @@ func hasReplaceRefs(common string) bool {
 	if found {
 		return true
 	}
-	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
-	return err == nil && bytes.Contains(packed, []byte(" refs/replace/"))
+	f, err := os.Open(filepath.Join(common, "packed-refs"))
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if bytes.Contains(sc.Bytes(), []byte(" refs/replace/")) {
+			return true
+		}
+	}
+	return sc.Err() != nil
 }

@@ -207,3 +207,65 @@ func keys(c gitcmd.Changes) []string {
 	sort.Strings(ks)
 	return ks
 }
+
+// Where git reads the history otherwise than the commits say (a replaced
+// commit, a graft, a shallow clone), the filters describe commits git does
+// not walk: git's own log answers, whatever they say.
+func TestChangesSinceLeavesRewrittenHistoryToGit(t *testing.T) {
+	gitEnv(t)
+	ctx := context.Background()
+	dir, root := newRepo(t)
+	write := func(p, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git(t, dir, "add", "-A")
+		git(t, dir, "commit", "-q", "-m", p)
+	}
+	write("a.txt", "a")
+	write("b.txt", "b")
+	write("c.txt", "c")
+	c := git(t, dir, "rev-parse", "HEAD")
+	a := git(t, dir, "rev-parse", "HEAD~2")
+	git(t, dir, "commit-graph", "write", "--reachable", "--changed-paths")
+	r := open(t, dir)
+	search := func(what string, wantFast bool) {
+		t.Helper()
+		want, err := r.LogChanges(ctx, []string{c}, []string{root + "^@"}, []string{"b.txt"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := gitcmd.Processes()
+		got, err := r.ChangesSince(ctx, []string{c}, root, []string{"b.txt"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran := gitcmd.Processes() - before
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %v, want %v", what, keys(got), keys(want))
+		}
+		if fast := ran != 1; fast != wantFast {
+			t.Errorf("%s: %d git processes; through the filters: %v, want %v", what, ran, fast, wantFast)
+		}
+	}
+	search("as the commits say", true)
+	// c now follows a directly: its change holds b's, which the filter
+	// of c (against b) does not.
+	git(t, dir, "replace", "--graft", c, a)
+	search("a replaced commit", false)
+	git(t, dir, "pack-refs", "--all")
+	search("a packed replace ref", false)
+	t.Setenv("GIT_NO_REPLACE_OBJECTS", "1")
+	search("replace refs not read", true)
+	os.Unsetenv("GIT_NO_REPLACE_OBJECTS")
+	git(t, dir, "replace", "-d", c)
+	search("the replace ref deleted", true)
+	if err := os.WriteFile(filepath.Join(dir, ".git", "info", "grafts"), []byte(c+" "+a+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	search("a graft", false)
+}
