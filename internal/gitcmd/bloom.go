@@ -33,6 +33,7 @@ type graphLayer struct {
 	hashLen int
 	fanout  []byte // OIDF: 256 big-endian counts
 	oids    []byte // OIDL
+	data1   []byte // CDAT: per commit its tree, parents, level and date
 	n       int
 	index   []byte // BIDX, nil without filters
 	filters []byte // BDAT after its header
@@ -106,6 +107,7 @@ func (cp *changedPaths) close() {
 const (
 	chunkOIDF = 0x4f494446
 	chunkOIDL = 0x4f49444c
+	chunkCDAT = 0x43444154
 	chunkBIDX = 0x42494458
 	chunkBDAT = 0x42444154
 )
@@ -163,12 +165,12 @@ func parseLayer(data []byte, hashLen int) (*graphLayer, bool) {
 		}
 		chunks[id] = data[from:to]
 	}
-	l := &graphLayer{data: data, hashLen: hashLen, fanout: chunks[chunkOIDF], oids: chunks[chunkOIDL]}
+	l := &graphLayer{data: data, hashLen: hashLen, fanout: chunks[chunkOIDF], oids: chunks[chunkOIDL], data1: chunks[chunkCDAT]}
 	if len(l.fanout) != 256*4 {
 		return nil, false
 	}
 	l.n = int(binary.BigEndian.Uint32(l.fanout[255*4:]))
-	if len(l.oids) != l.n*hashLen {
+	if len(l.oids) != l.n*hashLen || len(l.data1) != l.n*(hashLen+16) {
 		return nil, false
 	}
 	index, filters := chunks[chunkBIDX], chunks[chunkBDAT]
@@ -306,6 +308,18 @@ func (cp *changedPaths) mayChange(oid []byte, paths []*pathKeys) bool {
 		return false
 	}
 	return true
+}
+
+// level is the commit's topological level (generation number v1: one
+// more than its parents' highest, a root's 1), ok false when no layer
+// holds it. Two commits' levels bound how many commits lie between them.
+func (cp *changedPaths) level(oid []byte) (uint32, bool) {
+	for _, l := range cp.layers {
+		if i := l.find(oid); i >= 0 {
+			return binary.BigEndian.Uint32(l.data1[i*(l.hashLen+16)+l.hashLen+8:]) >> 2, true
+		}
+	}
+	return 0, false
 }
 
 // murmur3 is the 32-bit murmur3 hash git's filters use, of an ASCII string

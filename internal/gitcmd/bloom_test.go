@@ -162,3 +162,63 @@ func TestChangedPathFilters(t *testing.T) {
 		}
 	}
 }
+
+// A range is long (the filters are read) when the graph's levels of its
+// tips stand longRange or more above its start, or when the graph does not
+// hold a tip: a tip newer than the graph may be anywhere above it.
+func TestLongRange(t *testing.T) {
+	testbin.IsolateGit(t)
+	dir := filepath.Join(t.TempDir(), "repo")
+	bloomGit(t, filepath.Dir(dir), "init", "-q", "-b", "main", dir)
+	var in strings.Builder
+	for i := 1; i <= 1100; i++ {
+		fmt.Fprintf(&in, "commit refs/heads/main\ncommitter A <a@x> %d +0000\ndata 2\nc\n", 1_700_000_000+i)
+		fmt.Fprintf(&in, "M 100644 inline f%d\ndata 1\nx\n\n", i%7)
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(in.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	bloomGit(t, dir, "commit-graph", "write", "--reachable", "--changed-paths")
+	bloomGit(t, dir, "reset", "-q", "--hard", "main")
+	bloomGit(t, dir, "commit", "-q", "--allow-empty", "-m", "after the graph")
+	cp, err := openChangedPaths(filepath.Join(dir, ".git", "objects"), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.close()
+	rev := func(r string) string { return bloomGit(t, dir, "rev-parse", r) }
+	// main~1 is the graph's newest commit, level 1,100; main~k is at
+	// level 1,101-k; main itself is not in the graph.
+	for _, tc := range []struct {
+		start, tip string
+		want       bool
+	}{
+		{"main~1100", "main~1", true}, // the root, 1,099 levels below
+		{"main~1050", "main~1", true}, // 1,049
+		{"main~1000", "main~1", false},
+		{"main~6", "main~1", false},
+		{"main~6", "main", true}, // a tip the graph lacks
+	} {
+		if got := cp.isLong(rev(tc.start), []string{rev(tc.tip)}); got != tc.want {
+			t.Errorf("from %s to %s: long %v, want %v", tc.start, tc.tip, got, tc.want)
+		}
+	}
+	if lr, _ := cp.level(mustOID(t, rev("main~1100"))); lr != 1 {
+		t.Errorf("the root's level: %d, want 1", lr)
+	}
+	if lt, _ := cp.level(mustOID(t, rev("main~1"))); lt != 1100 {
+		t.Errorf("the tip's level: %d, want 1100", lt)
+	}
+}
+
+func mustOID(t *testing.T, s string) []byte {
+	t.Helper()
+	b, ok := decodeOID(strings.TrimSpace(s))
+	if !ok {
+		t.Fatalf("not an object id: %q", s)
+	}
+	return b
+}

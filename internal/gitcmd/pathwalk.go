@@ -42,6 +42,11 @@ func (r *Repo) ChangesSince(ctx context.Context, include []string, start string,
 		return r.LogChanges(ctx, include, exclude, paths)
 	}
 	defer cp.close()
+	if !cp.isLong(start, include) {
+		// A few commits: git's one log reads them sooner than two
+		// processes start.
+		return r.LogChanges(ctx, include, exclude, paths)
+	}
 	in, err := revInput(include, exclude)
 	if err != nil {
 		return nil, err
@@ -173,6 +178,33 @@ func (r *Repo) ChangesSince(ctx context.Context, include []string, start string,
 		}
 	}
 	return res, nil
+}
+
+// longRange is how many levels a range must span for the filters' two
+// processes to cost less than git's log, which reads the trees of each of
+// its commits (some microseconds each; a process starts in one or two
+// milliseconds). Levels bound the longest line of commits, most often
+// their count. (A variable: tests lower it.)
+var longRange uint32 = 1000
+
+// isLong says whether the range from include down to start may hold
+// longRange commits: true unless the graph holds start and every tip and
+// their levels are closer than that (a tip newer than the graph may be
+// anywhere above it).
+func (cp *changedPaths) isLong(start string, include []string) bool {
+	s, _ := decodeOID(start)
+	from, ok := cp.level(s)
+	if !ok {
+		return true
+	}
+	for _, t := range include {
+		oid, _ := decodeOID(t)
+		to, ok := cp.level(oid)
+		if !ok || to >= from+longRange {
+			return true
+		}
+	}
+	return false
 }
 
 // touchesPaths says whether one of changed is one of paths or under one,

@@ -134,6 +134,7 @@ func (h *history) build(steps int) []string {
 // the graph was written), or none, and in a chain of graphs.
 func TestChangesSinceAgreesWithLog(t *testing.T) {
 	gitEnv(t)
+	defer gitcmd.LongRange(0)() // these histories are short
 	ctx := context.Background()
 	asked, quick := 0, 0
 	for seed := int64(1); seed <= 8; seed++ {
@@ -213,6 +214,7 @@ func keys(c gitcmd.Changes) []string {
 // not walk: git's own log answers, whatever they say.
 func TestChangesSinceLeavesRewrittenHistoryToGit(t *testing.T) {
 	gitEnv(t)
+	defer gitcmd.LongRange(0)()
 	ctx := context.Background()
 	dir, root := newRepo(t)
 	write := func(p, content string) {
