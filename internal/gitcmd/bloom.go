@@ -41,23 +41,39 @@ type graphLayer struct {
 	version, hashes uint32
 }
 
-// changedPaths is the repository's commit-graph, its layers newest first.
-type changedPaths struct {
+// commitGraph is the repository's commit-graph, its layers newest first.
+type commitGraph struct {
 	layers []*graphLayer
 }
 
 // hashLen is the length of the object ids the graph holds.
-func (cp *changedPaths) hashLen() int { return cp.layers[0].hashLen }
+func (cp *commitGraph) hashLen() int { return cp.layers[0].hashLen }
 
 // errNoFilters: the repository has no commit-graph with changed-path
 // filters that this reader can use.
 var errNoFilters = errors.New("no changed-path Bloom filters")
 
-// openChangedPaths maps the commit-graph of the object directory objects
-// (git's objects/info/commit-graph, else the chain under
-// objects/info/commit-graphs/), for object ids of hashLen bytes. It fails
-// with errNoFilters where no layer has filters.
-func openChangedPaths(objects string, hashLen int) (*changedPaths, error) {
+// openChangedPaths is openGraph where some layer has filters, else
+// errNoFilters.
+func openChangedPaths(objects string, hashLen int) (*commitGraph, error) {
+	g, err := openGraph(objects, hashLen)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range g.layers {
+		if l.index != nil {
+			return g, nil
+		}
+	}
+	g.close()
+	return nil, errNoFilters
+}
+
+// openGraph maps the commit-graph of the object directory objects (git's
+// objects/info/commit-graph, else the chain under
+// objects/info/commit-graphs/), for object ids of hashLen bytes; it fails
+// with errNoFilters where there is none to read.
+func openGraph(objects string, hashLen int) (*commitGraph, error) {
 	info := filepath.Join(objects, "info")
 	var files []string
 	if _, err := os.Stat(filepath.Join(info, "commit-graph")); err == nil {
@@ -76,8 +92,7 @@ func openChangedPaths(objects string, hashLen int) (*changedPaths, error) {
 		}
 		f.Close()
 	}
-	cp := &changedPaths{}
-	any := false
+	g := &commitGraph{}
 	for i := len(files) - 1; i >= 0; i-- {
 		l, err := mapLayer(files[i], hashLen)
 		if err != nil {
@@ -85,18 +100,16 @@ func openChangedPaths(objects string, hashLen int) (*changedPaths, error) {
 			// usable (a commit none of them holds is "may").
 			break
 		}
-		cp.layers = append(cp.layers, l)
-		any = any || l.index != nil
+		g.layers = append(g.layers, l)
 	}
-	if !any {
-		cp.close()
+	if len(g.layers) == 0 {
 		return nil, errNoFilters
 	}
-	return cp, nil
+	return g, nil
 }
 
 // close unmaps the layers.
-func (cp *changedPaths) close() {
+func (cp *commitGraph) close() {
 	for _, l := range cp.layers {
 		syscall.Munmap(l.data)
 	}
@@ -290,7 +303,7 @@ func contains(filter []byte, keys [][]uint32) bool {
 
 // mayChange says whether the commit oid may change any of paths against
 // its first parent; false only where its filter says it changes none.
-func (cp *changedPaths) mayChange(oid []byte, paths []*pathKeys) bool {
+func (cp *commitGraph) mayChange(oid []byte, paths []*pathKeys) bool {
 	for _, l := range cp.layers {
 		i := l.find(oid)
 		if i < 0 {
@@ -313,7 +326,7 @@ func (cp *changedPaths) mayChange(oid []byte, paths []*pathKeys) bool {
 // level is the commit's topological level (generation number v1: one
 // more than its parents' highest, a root's 1), ok false when no layer
 // holds it. Two commits' levels bound how many commits lie between them.
-func (cp *changedPaths) level(oid []byte) (uint32, bool) {
+func (cp *commitGraph) level(oid []byte) (uint32, bool) {
 	for _, l := range cp.layers {
 		if i := l.find(oid); i >= 0 {
 			return binary.BigEndian.Uint32(l.data1[i*(l.hashLen+16)+l.hashLen+8:]) >> 2, true
@@ -369,4 +382,66 @@ func murmur3(seed uint32, s string) uint32 {
 func decodeOID(s string) ([]byte, bool) {
 	b, err := hex.DecodeString(s)
 	return b, err == nil && (len(b) == 20 || len(b) == 32)
+}
+
+// rangeHint is how many commits at least are reachable from include and
+// from none of exclude, by the commit-graph's levels: a commit whose level
+// is above every excluded commit's is none's ancestor, and the longest
+// line down from a tip holds one commit a level. 0 when the graph does not
+// tell (a revision that is no commit id, or X^@, the graph does not hold),
+// and below a few thousand (room made as the log comes costs little).
+// It sizes the list the log is read into at once, which growing would
+// copy, entry by entry, while the log is read.
+func (r *Repo) rangeHint(include, exclude []string) int {
+	objects := r.graphDir()
+	if objects == "" || len(include) == 0 {
+		return 0
+	}
+	oid, ok := decodeOID(strings.TrimSuffix(include[0], "^@"))
+	if !ok {
+		return 0
+	}
+	g, err := openGraph(objects, len(oid))
+	if err != nil {
+		return 0
+	}
+	defer g.close()
+	return g.rangeHint(include, exclude)
+}
+
+// rangeHint is Repo.rangeHint from an open graph.
+func (g *commitGraph) rangeHint(include, exclude []string) int {
+	const worth = 4096
+	levelOf := func(rev string) (int, bool) {
+		parents := strings.HasSuffix(rev, "^@")
+		oid, ok := decodeOID(strings.TrimSuffix(rev, "^@"))
+		if !ok {
+			return 0, false
+		}
+		l, ok := g.level(oid)
+		if parents {
+			l-- // the parents' highest: one below
+		}
+		return int(l), ok
+	}
+	top := 0
+	for _, rev := range include {
+		l, ok := levelOf(rev)
+		if !ok {
+			return 0
+		}
+		top = max(top, l)
+	}
+	below := 0
+	for _, rev := range exclude {
+		l, ok := levelOf(rev)
+		if !ok {
+			return 0
+		}
+		below = max(below, l)
+	}
+	if n := top - below; n >= worth && n <= 1<<24 {
+		return n
+	}
+	return 0
 }

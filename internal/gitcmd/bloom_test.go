@@ -1,10 +1,12 @@
 package gitcmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -221,4 +223,70 @@ func mustOID(t *testing.T, s string) []byte {
 		t.Fatalf("not an object id: %q", s)
 	}
 	return b
+}
+
+// The room made for a log is a lower bound of its commits, by the graph's
+// levels: exact on a line of commits, none where the graph lacks a tip.
+func TestRangeHint(t *testing.T) {
+	testbin.IsolateGit(t)
+	dir := filepath.Join(t.TempDir(), "repo")
+	bloomGit(t, filepath.Dir(dir), "init", "-q", "-b", "main", dir)
+	var in strings.Builder
+	for i := 1; i <= 6000; i++ {
+		fmt.Fprintf(&in, "commit refs/heads/main\nmark :%d\ncommitter A <a@x> %d +0000\ndata 2\nc\n\n", i, 1_700_000_000+i)
+	}
+	// A side line of 5,000 from main~5500, merged at the tip.
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&in, "commit refs/heads/side\nmark :%d\ncommitter A <a@x> %d +0000\ndata 2\ns\n", 6000+i, 1_700_010_000+i)
+		if i == 1 {
+			in.WriteString("from :500\n")
+		}
+		in.WriteString("\n")
+	}
+	in.WriteString("commit refs/heads/main\ncommitter A <a@x> 1700020000 +0000\ndata 2\nm\nmerge :11000\n\n")
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(in.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev := func(x string) string { return bloomGit(t, dir, "rev-parse", x) }
+	count := func(inc, exc string) int {
+		n, _ := strconv.Atoi(bloomGit(t, dir, "rev-list", "--count", inc, "^"+exc))
+		return n
+	}
+	if got := r.rangeHint([]string{rev("main")}, []string{rev("main~5000")}); got != 0 {
+		t.Errorf("no graph: %d", got)
+	}
+	bloomGit(t, dir, "commit-graph", "write", "--reachable")
+	for _, tc := range []struct {
+		inc, exc string
+		parents  bool // exc^@
+		exact    bool
+	}{
+		{"main^", "main~5000", false, true},  // a line: exact
+		{"main", "main~5000", false, false},  // and the side line: more
+		{"main", "side~4000", false, false},  // both lines above side~4000
+		{"main~10", "main~5998", true, true}, // down to the root, by its parents
+	} {
+		exc, spec := rev(tc.exc), tc.exc
+		if tc.parents {
+			exc, spec = exc+"^@", spec+"^@"
+		}
+		got, n := r.rangeHint([]string{rev(tc.inc)}, []string{exc}), count(tc.inc, spec)
+		if got > n || got == 0 || tc.exact && got != n {
+			t.Errorf("%s ^%s: room for %d, the log holds %d", tc.inc, spec, got, n)
+		}
+	}
+	if got := r.rangeHint([]string{rev("main~5")}, []string{rev("main~10")}); got != 0 {
+		t.Errorf("five commits: room for %d; none is made below a few thousand", got)
+	}
+	bloomGit(t, dir, "commit", "-q", "--allow-empty", "-m", "after the graph")
+	if got := r.rangeHint([]string{rev("main")}, []string{rev("main~5000")}); got != 0 {
+		t.Errorf("a tip the graph lacks: room for %d", got)
+	}
 }

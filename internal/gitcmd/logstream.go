@@ -17,11 +17,10 @@ type logParser struct {
 	// of it holds no record end.
 	pending []byte
 	scanned int
-	// The entries, in blocks once there are many (a block is never
-	// copied to grow: one copy makes the answer).
-	blocks [][]LogEntry
-	cur    []LogEntry
-	err    error
+	// out are the entries, made room for as they come (as the log is
+	// written, not after), or at once for the many the graph foretold.
+	out []LogEntry
+	err error
 	// oids are the commit ids seen as parents and not yet as commits:
 	// a commit's id is most often its child's parent, and one string
 	// serves both.
@@ -29,10 +28,11 @@ type logParser struct {
 	scratch []byte
 }
 
-func newLogParser() *logParser { return &logParser{oids: map[string]string{}} }
-
-// logBlock is how many entries a block holds.
-const logBlock = 4096
+// newLogParser is a parser for a log of at least hint commits (0: not
+// known).
+func newLogParser(hint int) *logParser {
+	return &logParser{oids: map[string]string{}, out: make([]LogEntry, 0, hint)}
+}
 
 // ReadFrom reads git's output in large pieces (exec's copy loop calls it):
 // fewer reads than its own small buffer makes.
@@ -98,19 +98,10 @@ func (p *logParser) finish() ([]LogEntry, error) {
 		p.pending = nil
 		p.record(rest)
 	}
-	if p.err != nil || len(p.blocks) == 0 {
-		return p.cur, p.err
+	if len(p.out) == 0 {
+		return nil, p.err // as parseLog: no entries, no slice
 	}
-	n := len(p.cur)
-	for _, b := range p.blocks {
-		n += len(b)
-	}
-	out := make([]LogEntry, 0, n)
-	for _, b := range p.blocks {
-		out = append(out, b...)
-	}
-	p.blocks = nil
-	return append(out, p.cur...), nil
+	return p.out, p.err
 }
 
 // intern returns one string for each commit id, shared by the commit
@@ -159,13 +150,8 @@ func (p *logParser) record(rec []byte) {
 	ts := string(p.scratch)
 	e := LogEntry{OID: p.intern(f[0], false), Subject: ts[len(f[5]):],
 		RunIDs: splitListBytes(f[3]), TaskIDs: splitListBytes(f[4]), Tree: ts[:len(f[5])]}
-	if ps := bytes.Fields(f[1]); len(ps) > 0 {
-		e.Parents = make([]string, len(ps))
-		for i, q := range ps {
-			e.Parents[i] = p.intern(q, true)
-		}
-	}
-	e.Time, _ = strconv.ParseInt(string(f[7]), 10, 64)
+	e.Parents = p.parents(f[1])
+	e.Time = parseTime(f[7])
 	body := f[8][1:]
 	if string(f[6]) == "-" {
 		e.Reverts = "-" // a boundary commit; LogWalk takes it out
@@ -180,11 +166,7 @@ func (p *logParser) record(rec []byte) {
 		// before their body is copied.
 		e.Listed = ListSquashed(e.Subject, string(body))
 	}
-	if len(p.cur) == logBlock {
-		p.blocks = append(p.blocks, p.cur)
-		p.cur = make([]LogEntry, 0, logBlock)
-	}
-	p.cur = append(p.cur, e)
+	p.out = append(p.out, e)
 }
 
 // splitListBytes is splitList of a field not yet copied: most are empty.
@@ -193,4 +175,74 @@ func splitListBytes(b []byte) []string {
 		return nil
 	}
 	return splitList(string(b))
+}
+
+// parents are the ids of a "%P" field, as bytes.Fields splits it, each
+// interned; nil for none. Read without a slice of fields (one a commit).
+func (p *logParser) parents(b []byte) []string {
+	n := 0
+	for i := 0; i < len(b); {
+		for i < len(b) && asciiSpace(b[i]) {
+			i++
+		}
+		if i < len(b) {
+			n++
+		}
+		for i < len(b) && !asciiSpace(b[i]) {
+			if b[i] >= 0x80 {
+				return p.parentsFields(b) // no commit id: read as parseLog does
+			}
+			i++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, 0, n)
+	for i := 0; i < len(b); {
+		for i < len(b) && asciiSpace(b[i]) {
+			i++
+		}
+		j := i
+		for j < len(b) && !asciiSpace(b[j]) {
+			j++
+		}
+		if j > i {
+			out = append(out, p.intern(b[i:j], true))
+		}
+		i = j
+	}
+	return out
+}
+
+func (p *logParser) parentsFields(b []byte) []string {
+	var out []string
+	for _, q := range bytes.Fields(b) {
+		out = append(out, p.intern(q, true))
+	}
+	return out
+}
+
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// parseTime is strconv.ParseInt of a "%ct" field (0 where it fails),
+// without copying the field for it: one a commit.
+func parseTime(b []byte) int64 {
+	if len(b) > 0 && len(b) <= 18 {
+		var v int64
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				v = -1
+				break
+			}
+			v = v*10 + int64(c-'0')
+		}
+		if v >= 0 {
+			return v
+		}
+	}
+	v, _ := strconv.ParseInt(string(b), 10, 64)
+	return v
 }

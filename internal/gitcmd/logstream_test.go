@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func TestLogParserReadsInPieces(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(1))
 	for round := 0; round < 200; round++ {
-		p := newLogParser()
+		p := newLogParser(0)
 		for rest := out; len(rest) > 0; {
 			k := 1 + rng.Intn(1+round%40)
 			if round == 0 {
@@ -100,37 +101,43 @@ func TestLogParserReadsInPieces(t *testing.T) {
 	// A record git did not write: the error parseLog gives.
 	bad := append(bytes.Clone(out[:bytes.Index(out, recordEnd)]), "\x00extra\x00\n"...)
 	_, werr := parseLog(bad)
-	p := newLogParser()
+	p := newLogParser(0)
 	p.Write(bad)
 	if _, err := p.finish(); err == nil || werr == nil || err.Error() != werr.Error() {
 		t.Errorf("a bad record: %v, want %v", err, werr)
 	}
 }
 
-// Many entries come back in order, one slice, whatever the blocks.
-func TestLogParserBlocks(t *testing.T) {
+// Many entries come back in order, whatever room was made for them at
+// first (the graph's lower bound, or none).
+func TestLogParserRoom(t *testing.T) {
 	var out bytes.Buffer
-	n := 3*logBlock + 17
+	n := 5000
 	for i := 0; i < n; i++ {
 		oid := strings.Repeat(string("0123456789abcdef"[i%16]), 8) + strings.Repeat("0", 32-len(strconv.Itoa(i))) + strconv.Itoa(i)
 		out.WriteString(oid + "\x00\x00s" + strconv.Itoa(i) + "\x00\x00\x00tree\x00\x00" + strconv.Itoa(i) + "\x00B\x00\n")
 	}
-	p := newLogParser()
-	p.Write(out.Bytes())
-	got, err := p.finish()
-	if err != nil || len(got) != n {
-		t.Fatalf("%d entries, %v", len(got), err)
-	}
-	for i, e := range got {
-		if e.Subject != "s"+strconv.Itoa(i) || e.Time != int64(i) {
-			t.Fatalf("entry %d: %+v", i, e)
+	for _, hint := range []int{0, 100, n, 2 * n} {
+		p := newLogParser(hint)
+		p.Write(out.Bytes())
+		got, err := p.finish()
+		if err != nil || len(got) != n {
+			t.Fatalf("hint %d: %d entries, %v", hint, len(got), err)
 		}
+		for i, e := range got {
+			if e.Subject != "s"+strconv.Itoa(i) || e.Time != int64(i) || e.Tree != "tree" {
+				t.Fatalf("hint %d: entry %d: %+v", hint, i, e)
+			}
+		}
+	}
+	if got, err := newLogParser(10).finish(); got != nil || err != nil {
+		t.Errorf("no entries: %v, %v; want nil as parseLog", got, err)
 	}
 }
 
-// The walks over long histories run with small pack windows, given to git
-// after the entries the environment passes already.
-func TestBoundedPacks(t *testing.T) {
+// The walks over long histories run unflushed, with small pack windows
+// given to git after the entries the environment passes already.
+func TestLongWalkEnv(t *testing.T) {
 	testbin.IsolateGit(t)
 	dir := t.TempDir()
 	bloomGit(t, dir, "init", "-q")
@@ -141,7 +148,10 @@ func TestBoundedPacks(t *testing.T) {
 		out, _ := cmd.Output()
 		return strings.TrimSpace(string(out))
 	}
-	env := boundedPacks(treeCache)
+	env := longWalk(treeCache)
+	if !slices.Contains(env, "GIT_FLUSH=0") {
+		t.Errorf("%q: no GIT_FLUSH=0", env)
+	}
 	for key, want := range map[string]string{"core.packedgitwindowsize": "1m", "core.packedgitlimit": "8m", "core.deltabasecachelimit": "8m"} {
 		if got := get(env, key); got != want {
 			t.Errorf("%s = %q, want %q", key, got, want)
@@ -150,7 +160,7 @@ func TestBoundedPacks(t *testing.T) {
 	t.Setenv("GIT_CONFIG_COUNT", "1")
 	t.Setenv("GIT_CONFIG_KEY_0", "user.name")
 	t.Setenv("GIT_CONFIG_VALUE_0", "Outer")
-	env = boundedPacks()
+	env = longWalk()
 	if got := get(env, "user.name"); got != "Outer" {
 		t.Errorf("user.name = %q: the environment's own entry is lost", got)
 	}

@@ -52,9 +52,9 @@ func (r *Repo) ChangesSince(ctx context.Context, include []string, start string,
 		return nil, err
 	}
 	args := []string{"rev-list", "--parents", "--stdin"}
-	cmd := r.command(ctx, nil, args)
+	cmd := r.command(ctx, longWalk(), args)
 	cmd.Stdin = bytes.NewReader(in)
-	g := newRangeGraph(cp.hashLen())
+	g := newRangeGraph(cp.hashLen(), cp.rangeHint(include, exclude))
 	if err := run(cmd, g, args); err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (r *Repo) ChangesSince(ctx context.Context, include []string, start string,
 	if len(lines) > 0 {
 		// --always: a record for every line, so that they follow the
 		// lines one for one; --root: a root commit's change is its tree.
-		out, err := r.RunEnv(ctx, boundedPacks(treeCache), []byte(strings.Join(lines, "\n")+"\n"), "diff-tree", "--always", "--root", "-r", "--no-renames", "-z", "--stdin")
+		out, err := r.RunEnv(ctx, longWalk(treeCache), []byte(strings.Join(lines, "\n")+"\n"), "diff-tree", "--always", "--root", "-r", "--no-renames", "-z", "--stdin")
 		if err != nil {
 			return nil, err
 		}
@@ -191,7 +191,7 @@ var longRange uint32 = 1000
 // longRange commits: true unless the graph holds start and every tip and
 // their levels are closer than that (a tip newer than the graph may be
 // anywhere above it).
-func (cp *changedPaths) isLong(start string, include []string) bool {
+func (cp *commitGraph) isLong(start string, include []string) bool {
 	s, _ := decodeOID(start)
 	from, ok := cp.level(s)
 	if !ok {
@@ -276,8 +276,14 @@ type rangeNode struct {
 	line int32
 }
 
-func newRangeGraph(hashLen int) *rangeGraph {
-	return &rangeGraph{hashLen: hashLen, table: make([]int32, 1024)}
+// newRangeGraph is a graph for a range of at least hint commits.
+func newRangeGraph(hashLen, hint int) *rangeGraph {
+	size := 1024
+	for size < 2*hint {
+		size *= 2
+	}
+	return &rangeGraph{hashLen: hashLen, table: make([]int32, size),
+		ids: make([]byte, 0, hint*hashLen), nodes: make([]rangeNode, 0, hint), parList: make([]int32, 0, hint)}
 }
 
 func (g *rangeGraph) oid(i int32) []byte {
@@ -400,18 +406,9 @@ func (g *rangeGraph) ReadFrom(r io.Reader) (int64, error) {
 // changedPathFilters opens the commit-graph's filters for a search of
 // paths since start from include, and the paths' keys; nil where the
 // search is to be git's own: no filters, a path git's filter versions
-// hash apart, or a repository whose history git reads otherwise than its
-// commits say (shallow, grafted, replaced), or whose paths it matches
-// otherwise (GIT_ICASE_PATHSPECS).
-func (r *Repo) changedPathFilters(start string, include, paths []string) (*changedPaths, []*pathKeys) {
-	if r.Shallow {
-		return nil, nil
-	}
-	for _, v := range []string{"GIT_ICASE_PATHSPECS", "GIT_REPLACE_REF_BASE", "GIT_OBJECT_DIRECTORY", "GIT_GRAFT_FILE", "GIT_SHALLOW_FILE"} {
-		if os.Getenv(v) != "" {
-			return nil, nil
-		}
-	}
+// hash apart, or a repository whose graph does not tell what git walks
+// (graphDir).
+func (r *Repo) changedPathFilters(start string, include, paths []string) (*commitGraph, []*pathKeys) {
 	oid, ok := decodeOID(start)
 	if !ok {
 		return nil, nil
@@ -429,21 +426,42 @@ func (r *Repo) changedPathFilters(start string, include, paths []string) (*chang
 		}
 		keys = append(keys, k)
 	}
+	objects := r.graphDir()
+	if objects == "" {
+		return nil, nil
+	}
+	cp, err := openChangedPaths(objects, len(oid))
+	if err != nil {
+		return nil, nil
+	}
+	return cp, keys
+}
+
+// graphDir is the object directory whose commit-graph says what git walks,
+// "" where git reads the history otherwise than its commits say (shallow,
+// grafted, replaced: the graph describes the commits as written) or
+// matches paths otherwise (GIT_ICASE_PATHSPECS), or reads objects from
+// elsewhere (GIT_OBJECT_DIRECTORY).
+func (r *Repo) graphDir() string {
+	if r.Shallow {
+		return ""
+	}
+	for _, v := range []string{"GIT_ICASE_PATHSPECS", "GIT_REPLACE_REF_BASE", "GIT_OBJECT_DIRECTORY", "GIT_GRAFT_FILE", "GIT_SHALLOW_FILE"} {
+		if os.Getenv(v) != "" {
+			return ""
+		}
+	}
 	common := r.CommonDir
 	if common == "" {
 		common = r.GitDir
 	}
 	if common == "" || exists(filepath.Join(common, "info", "grafts")) || exists(filepath.Join(common, "reftable")) {
-		return nil, nil
+		return ""
 	}
 	if os.Getenv("GIT_NO_REPLACE_OBJECTS") == "" && hasReplaceRefs(common) {
-		return nil, nil
+		return ""
 	}
-	cp, err := openChangedPaths(filepath.Join(common, "objects"), len(oid))
-	if err != nil {
-		return nil, nil
-	}
-	return cp, keys
+	return filepath.Join(common, "objects")
 }
 
 func exists(path string) bool {

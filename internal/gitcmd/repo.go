@@ -558,9 +558,9 @@ func (r *Repo) logRevs(ctx context.Context, include, exclude []string, boundary 
 	}
 	// Parsed as git writes it: a long history is never held whole.
 	args = append(args, "--stdin")
-	cmd := r.command(ctx, boundedPacks(), args)
+	cmd := r.command(ctx, longWalk(), args)
 	cmd.Stdin = bytes.NewReader(in)
-	p := newLogParser()
+	p := newLogParser(r.rangeHint(include, exclude))
 	if err := run(cmd, p, args); err != nil {
 		return nil, nil, err
 	}
@@ -794,7 +794,7 @@ func (r *Repo) LogChanges(ctx context.Context, include, exclude, paths []string)
 			args = append(args, ":(top,literal)"+p)
 		}
 	}
-	out, err := r.RunEnv(ctx, boundedPacks(treeCache), in, args...)
+	out, err := r.RunEnv(ctx, longWalk(treeCache), in, args...)
 	if err != nil {
 		return nil, err
 	}
