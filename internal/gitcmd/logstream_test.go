@@ -152,7 +152,7 @@ func TestLongWalkEnv(t *testing.T) {
 	if !slices.Contains(env, "GIT_FLUSH=0") {
 		t.Errorf("%q: no GIT_FLUSH=0", env)
 	}
-	for key, want := range map[string]string{"core.packedgitwindowsize": "1m", "core.packedgitlimit": "8m", "core.deltabasecachelimit": "8m"} {
+	for key, want := range map[string]string{"core.packedgitwindowsize": "1m", "core.packedgitlimit": "4m", "core.deltabasecachelimit": "2m"} {
 		if got := get(env, key); got != want {
 			t.Errorf("%s = %q, want %q", key, got, want)
 		}
@@ -164,7 +164,7 @@ func TestLongWalkEnv(t *testing.T) {
 	if got := get(env, "user.name"); got != "Outer" {
 		t.Errorf("user.name = %q: the environment's own entry is lost", got)
 	}
-	if got := get(env, "core.packedgitlimit"); got != "8m" {
+	if got := get(env, "core.packedgitlimit"); got != "4m" {
 		t.Errorf("core.packedGitLimit = %q beside the environment's entry", got)
 	}
 }

@@ -15,14 +15,14 @@ import (
 // together, in the order the log reads them.
 var packWindows = [][2]string{
 	{"core.packedGitWindowSize", "1m"},
-	{"core.packedGitLimit", "8m"},
+	{"core.packedGitLimit", "4m"},
 }
 
 // treeCache bounds the cache of inflated delta bases, 96 MiB by default,
 // for a walk that reads the trees of every commit (a path-limited log
 // without changed-path filters): there it is most of git's memory, and
 // the walk reads each tree once.
-var treeCache = [2]string{"core.deltaBaseCacheLimit", "8m"}
+var treeCache = [2]string{"core.deltaBaseCacheLimit", "2m"}
 
 // longWalk is the environment of a git that writes a long history to us:
 // GIT_FLUSH=0, and packWindows (and more). log and rev-list flush their
