@@ -24,20 +24,22 @@
 #
 # measure: for each run and each commit-graph, interleaved, $ROUNDS rounds:
 #
-#   (a) git taskresume <run> --json (the report; its answer checked first:
-#       1.1 and 1.2 completed, 2.1 landed by the squash)
-#   (l) git log --format=%H%x00%s <run>-main main --not <start>, the one
-#       log the target is set against (start: the commit that added the
-#       plan, <run>-main's tip here)
+#   (a) git taskresume <run> --json, for each binary of $BINS (the report;
+#       its answer checked first: 1.1 and 1.2 completed, 2.1 landed by the
+#       squash, the same JSON from every binary but for its process count)
+#   (l) git log --format=%H%x00%s <run>-main main --not <start> >/dev/null,
+#       the one log the target is set against (start: the commit that
+#       added the plan, <run>-main's tip here)
 #
 # and prints medians, the ratio (a)/(l) (median of per-round ratios), the
 # peak RSS of (a) (/usr/bin/time: the largest of the program and its git
-# children) and the git processes of (a) with their times
-# (GIT_TASKRESUME_TIMING) from one more run.
+# children), and, from one more run of each, the git processes of (a) with
+# their times (GIT_TASKRESUME_TIMING).
 #
 # Environment: BENCH_DIR (/tmp/taskresume-bench), OLD_DIR
-# (/tmp/taskresume-bench/repo-old), ROUNDS (11), BIN (a directory holding
-# git-taskresume; default: built from this checkout into $OLD_DIR.bin).
+# (/tmp/taskresume-bench/repo-old), ROUNDS (11), BINS ("name=dir ...",
+# directories holding git-taskresume; default "this=<built from this
+# checkout into $OLD_DIR.bin>").
 set -euo pipefail
 export LC_ALL=C
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
@@ -146,7 +148,7 @@ graph() { # plain|bloom: puts that commit-graph in place
   cp "$OLD_DIR/.git/commit-graph.$1" "$OLD_DIR/.git/objects/info/commit-graph"
 }
 
-case_a() { git taskresume "$1" --json >/dev/null; }
+case_a() { "$1/git-taskresume" "$2" --json >/dev/null; }
 case_l() { git log --format=%H%x00%s "$1-main" main --not "$1-main" >/dev/null; }
 
 time_us() {
@@ -158,27 +160,36 @@ time_us() {
   printf -v "$__v" '%d' $((10#${t1/./} - 10#${t0/./}))
 }
 
-median() { sort -n | awk '{a[NR] = $1} END {if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+median() { sort -g | awk '{a[NR] = $1} END {if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 measure() {
-  local res=$OLD_DIR.results run g round us ua json got
-  if [ -z "${BIN:-}" ]; then
-    BIN=$OLD_DIR.bin
-    (cd "$here" && go build -o "$BIN" ./cmd/git-taskresume)
+  local res=$OLD_DIR.results run g round us ua json got b k order
+  if [ -z "${BINS:-}" ]; then
+    BINS="this=$OLD_DIR.bin"
+    (cd "$here" && go build -o "$OLD_DIR.bin" ./cmd/git-taskresume)
   fi
-  export PATH="$BIN:$PATH"
+  local -a names=()
+  local -A dir=()
+  for b in $BINS; do
+    names+=("${b%%=*}")
+    dir[${b%%=*}]=${b#*=}
+  done
   rm -rf "$res"
   mkdir -p "$res"
   cd "$OLD_DIR"
   for g in plain bloom; do
     graph $g
     for run in "${runs[@]}"; do
-      json=$res/$run-$g.json
-      git taskresume "$run" --json > "$json"
-      got=$(jq -r '[.phases[].tasks[] | select(.status != "pending") | "\(.id)=\(.status)"] | join(" ")' "$json")
-      [ "$got" = "1.1=completed 1.2=completed 2.1=landed" ] || { echo "oldrun: $run ($g): $got" >&2; exit 1; }
-      case_a "$run"
-      case_l "$run" # warm
+      for b in "${names[@]}"; do
+        json=$res/$run-$g-$b.json
+        "${dir[$b]}/git-taskresume" "$run" --json > "$json"
+        got=$(jq -r '[.phases[].tasks[] | select(.status != "pending") | "\(.id)=\(.status)"] | join(" ")' "$json")
+        [ "$got" = "1.1=completed 1.2=completed 2.1=landed" ] || { echo "oldrun: $run ($g, $b): $got" >&2; exit 1; }
+        [ "$(jq -S 'del(.git_processes)' "$json")" = "$(jq -S 'del(.git_processes)' "$res/$run-$g-${names[0]}.json")" ] ||
+          { echo "oldrun: $run ($g): $b's report differs from ${names[0]}'s" >&2; exit 1; }
+        "${dir[$b]}/git-taskresume" "$run" --json >/dev/null # warm
+      done
+      case_l "$run"
     done
   done
   log "$ROUNDS rounds, interleaved"
@@ -186,41 +197,48 @@ measure() {
     for g in plain bloom; do
       graph $g
       for run in "${runs[@]}"; do
-        if ((round % 2)); then
-          time_us ua case_a "$run"
-          time_us us case_l "$run"
-        else
-          time_us us case_l "$run"
-          time_us ua case_a "$run"
-        fi
-        echo "$ua" >> "$res/a-$run-$g"
+        # The log first or last, the binaries in turn.
+        k=$((round % ${#names[@]}))
+        order=("${names[@]:k}" "${names[@]:0:k}")
+        ((round % 2)) || time_us us case_l "$run"
+        for b in "${order[@]}"; do
+          time_us ua case_a "${dir[$b]}" "$run"
+          echo "$ua" >> "$res/a-$run-$g-$b"
+        done
+        ((round % 2 == 0)) || time_us us case_l "$run"
         echo "$us" >> "$res/l-$run-$g"
-        echo "$ua $us" | awk '{print $1 / $2}' >> "$res/ratio-$run-$g"
-        /usr/bin/time -f %M -a -o "$res/rss-$run-$g" git taskresume "$run" --json >/dev/null
+        for b in "${names[@]}"; do
+          tail -1 "$res/a-$run-$g-$b" | awk -v l="$us" '{print $1 / l}' >> "$res/ratio-$run-$g-$b"
+          /usr/bin/time -f %M -a -o "$res/rss-$run-$g-$b" "${dir[$b]}/git-taskresume" "$run" --json >/dev/null
+        done
       done
     done
     printf '.' >&2
   done
   echo >&2
-  printf '| run | commit-graph | (a) report | (l) one log | (a)/(l) | peak RSS of (a) | git processes |\n'
-  printf '|---|---|---:|---:|---:|---:|---:|\n'
+  printf '| run | commit-graph | binary | (a) report | (l) one log | (a)/(l) | peak RSS of (a) | git processes |\n'
+  printf '|---|---|---|---:|---:|---:|---:|---:|\n'
   for run in "${runs[@]}"; do
     for g in plain bloom; do
-      printf '| %s (main~%s) | %s | %.0f ms | %.0f ms | %.2fx | %.1f MiB | %s |\n' "$run" "${back_of[$run]}" \
-        "$([ $g = bloom ] && echo "with Bloom filters" || echo "without")" \
-        "$(median < "$res/a-$run-$g" | awk '{print $1 / 1000}')" \
-        "$(median < "$res/l-$run-$g" | awk '{print $1 / 1000}')" \
-        "$(median < "$res/ratio-$run-$g")" \
-        "$(median < "$res/rss-$run-$g" | awk '{print $1 / 1024}')" \
-        "$(jq -r .git_processes "$res/$run-$g.json")"
+      for b in "${names[@]}"; do
+        printf '| %s (main~%s) | %s | %s | %.0f ms | %.0f ms | %.2fx | %.1f MiB | %s |\n' "$run" "${back_of[$run]}" \
+          "$([ $g = bloom ] && echo "with Bloom filters" || echo "without")" "$b" \
+          "$(median < "$res/a-$run-$g-$b" | awk '{print $1 / 1000}')" \
+          "$(median < "$res/l-$run-$g" | awk '{print $1 / 1000}')" \
+          "$(median < "$res/ratio-$run-$g-$b")" \
+          "$(median < "$res/rss-$run-$g-$b" | awk '{print $1 / 1024}')" \
+          "$(jq -r .git_processes "$res/$run-$g-$b.json")"
+      done
     done
   done
   for run in "${runs[@]}"; do
     for g in plain bloom; do
       graph $g
-      printf '\n%s, %s commit-graph: the git processes of (a) (start, end in ms since the program started)\n' "$run" $g
-      GIT_TASKRESUME_TIMING=$res/timing-$run-$g git taskresume "$run" --json >/dev/null
-      cat "$res/timing-$run-$g"
+      for b in "${names[@]}"; do
+        printf '\n%s, %s commit-graph, %s: the git processes of (a) (start, end in ms since the program started)\n' "$run" $g "$b"
+        GIT_TASKRESUME_TIMING=$res/timing-$run-$g-$b "${dir[$b]}/git-taskresume" "$run" --json >/dev/null
+        cat "$res/timing-$run-$g-$b"
+      done
     done
   done
   graph bloom

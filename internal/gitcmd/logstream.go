@@ -25,6 +25,7 @@ type logParser struct {
 	// a commit's id is most often its child's parent, and one string
 	// serves both.
 	oids    map[string]string
+	next    string
 	scratch []byte
 }
 
@@ -105,8 +106,21 @@ func (p *logParser) finish() ([]LogEntry, error) {
 }
 
 // intern returns one string for each commit id, shared by the commit
-// and its children's parent lists.
+// and its children's parent lists. The log lists a commit most often
+// right after the child whose first parent it is: that one parent waits
+// in next, the others in oids.
 func (p *logParser) intern(b []byte, parent bool) string {
+	if !parent {
+		if p.next != "" && p.next == string(b) {
+			s := p.next
+			p.next = ""
+			return s
+		}
+		if p.next != "" {
+			p.oids[p.next] = p.next // its commit comes later
+			p.next = ""
+		}
+	}
 	if s, ok := p.oids[string(b)]; ok {
 		if !parent {
 			delete(p.oids, s)
@@ -117,6 +131,20 @@ func (p *logParser) intern(b []byte, parent bool) string {
 	if parent {
 		p.oids[s] = s
 	}
+	return s
+}
+
+// firstParent interns a record's first parent: it waits in next for the
+// record that most often comes next, its own.
+func (p *logParser) firstParent(b []byte) string {
+	if s, ok := p.oids[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if p.next != "" && p.next != s {
+		p.oids[p.next] = p.next
+	}
+	p.next = s
 	return s
 }
 
@@ -207,7 +235,11 @@ func (p *logParser) parents(b []byte) []string {
 		for j < len(b) && !asciiSpace(b[j]) {
 			j++
 		}
-		if j > i {
+		switch {
+		case j == i:
+		case len(out) == 0:
+			out = append(out, p.firstParent(b[i:j]))
+		default:
 			out = append(out, p.intern(b[i:j], true))
 		}
 		i = j
