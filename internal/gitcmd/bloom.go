@@ -286,13 +286,16 @@ func (k *pathKeys) of(num uint32) [][]uint32 {
 // contains is git's bloom_filter_contains: false only when some bit of
 // some key is unset. An empty filter (not computed) contains everything.
 func contains(filter []byte, keys [][]uint32) bool {
-	bits := uint64(len(filter)) * 8
-	if bits == 0 {
+	if len(filter) == 0 {
 		return true
 	}
+	if len(filter) >= 1<<28 {
+		return true // past any filter git writes: not read
+	}
+	bits := uint32(len(filter)) * 8
 	for _, key := range keys {
 		for _, h := range key {
-			pos := uint64(h) % bits
+			pos := h % bits
 			if filter[pos/8]&(1<<(pos%8)) == 0 {
 				return false
 			}
@@ -301,20 +304,40 @@ func contains(filter []byte, keys [][]uint32) bool {
 	return true
 }
 
-// mayChange says whether the commit oid may change any of paths against
-// its first parent; false only where its filter says it changes none.
-func (cp *commitGraph) mayChange(oid []byte, paths []*pathKeys) bool {
+// bloomQuery is some paths' keys for each layer's settings (a layer's
+// own number of hashes), made once for a search.
+type bloomQuery struct {
+	perLayer [][][][]uint32 // layer, path, the path and its directories, hash
+}
+
+// query prepares the keys of paths.
+func (cp *commitGraph) query(paths []*pathKeys) *bloomQuery {
+	q := &bloomQuery{}
 	for _, l := range cp.layers {
-		i := l.find(oid)
-		if i < 0 {
+		var keys [][][]uint32
+		for _, k := range paths {
+			keys = append(keys, k.of(l.hashes))
+		}
+		q.perLayer = append(q.perLayer, keys)
+	}
+	return q
+}
+
+// mayChange says whether the commit oid may change any of the query's
+// paths against its first parent; false only where its filter says it
+// changes none.
+func (cp *commitGraph) mayChange(oid []byte, q *bloomQuery) bool {
+	for i, l := range cp.layers {
+		at := l.find(oid)
+		if at < 0 {
 			continue
 		}
-		f, ok := l.filter(i)
+		f, ok := l.filter(at)
 		if !ok {
 			return true
 		}
-		for _, k := range paths {
-			if contains(f, k.of(l.hashes)) {
+		for _, keys := range q.perLayer[i] {
+			if contains(f, keys) {
 				return true
 			}
 		}

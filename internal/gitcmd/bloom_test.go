@@ -112,7 +112,7 @@ func TestChangedPathFilters(t *testing.T) {
 				t.Fatal(q)
 			}
 			oid, _ := decodeOID(c)
-			may := cp.mayChange(oid, []*pathKeys{keys})
+			may := cp.mayChange(oid, cp.query([]*pathKeys{keys}))
 			if touchesPaths(changed, []string{q}) {
 				if !may {
 					t.Errorf("commit %d changes %s (%q), its filter says not", i+1, q, changed)
@@ -129,7 +129,7 @@ func TestChangedPathFilters(t *testing.T) {
 		t.Errorf("the filters ruled out %d of %d unchanged paths; git's rule out nearly all", no, unchanged)
 	}
 	oid, _ := decodeOID(late)
-	if k, _ := newPathKeys("nothing"); !cp.mayChange(oid, []*pathKeys{k}) {
+	if k, _ := newPathKeys("nothing"); !cp.mayChange(oid, cp.query([]*pathKeys{k})) {
 		t.Error("a commit the graph lacks: ruled out")
 	}
 	if _, ok := newPathKeys("caf\xc3\xa9"); ok {
@@ -159,7 +159,7 @@ func TestChangedPathFilters(t *testing.T) {
 	}{{newer, "README.md", true}, {newer, "a.txt", false}, {late, "a.txt", true}, {late, "README.md", false}} {
 		oid, _ := decodeOID(tc.commit)
 		k, _ := newPathKeys(tc.path)
-		if got := chain.mayChange(oid, []*pathKeys{k}); got != tc.want {
+		if got := chain.mayChange(oid, chain.query([]*pathKeys{k})); got != tc.want {
 			t.Errorf("chain: %s may change %s: %v, want %v", tc.commit[:7], tc.path, got, tc.want)
 		}
 	}

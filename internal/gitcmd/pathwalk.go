@@ -79,12 +79,13 @@ func (r *Repo) ChangesSince(ctx context.Context, include []string, start string,
 	// against nothing); a merge, unless its first parent counts and it
 	// does not change the paths against it, against each of its parents.
 	var lines []string
+	q := cp.query(keys)
 	for i := range g.nodes {
 		n := &g.nodes[i]
 		if !n.inRange {
 			continue
 		}
-		n.may = cp.mayChange(g.oid(int32(i)), keys)
+		n.may = cp.mayChange(g.oid(int32(i)), q)
 		ps := g.parents(int32(i))
 		switch {
 		case len(ps) <= 1:
