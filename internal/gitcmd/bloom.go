@@ -416,7 +416,8 @@ func decodeOID(s string) ([]byte, bool) {
 // It sizes the list the log is read into at once, which growing would
 // copy, entry by entry, while the log is read.
 func (r *Repo) rangeHint(include, exclude []string) int {
-	objects := r.graphDir()
+	// A rewritten history is not looked for: the hint only sizes a list.
+	objects := r.graphObjects()
 	if objects == "" || len(include) == 0 {
 		return 0
 	}
@@ -463,7 +464,11 @@ func (g *commitGraph) rangeHint(include, exclude []string) int {
 		}
 		below = max(below, l)
 	}
-	if n := top - below; n >= worth && n <= 1<<24 {
+	total := 0
+	for _, l := range g.layers {
+		total += l.n
+	}
+	if n := top - below; n >= worth && n <= total {
 		return n
 	}
 	return 0

@@ -42,9 +42,11 @@ func (r *Repo) ChangesSince(ctx context.Context, include []string, start string,
 		return r.LogChanges(ctx, include, exclude, paths)
 	}
 	defer cp.close()
-	if !cp.isLong(start, include) {
+	if !cp.isLong(start, include) || r.rewritten() {
 		// A few commits: git's one log reads them sooner than two
-		// processes start.
+		// processes start. (Whether the history is rewritten is asked
+		// only then: replace refs are looked for in packed-refs, which
+		// may list thousands.)
 		return r.LogChanges(ctx, include, exclude, paths)
 	}
 	in, err := revInput(include, exclude)
@@ -407,8 +409,8 @@ func (g *rangeGraph) ReadFrom(r io.Reader) (int64, error) {
 // changedPathFilters opens the commit-graph's filters for a search of
 // paths since start from include, and the paths' keys; nil where the
 // search is to be git's own: no filters, a path git's filter versions
-// hash apart, or a repository whose graph does not tell what git walks
-// (graphDir).
+// hash apart, or a repository whose graph git does not read as it is
+// (graphObjects; a rewritten history is asked apart, rewritten).
 func (r *Repo) changedPathFilters(start string, include, paths []string) (*commitGraph, []*pathKeys) {
 	oid, ok := decodeOID(start)
 	if !ok {
@@ -427,7 +429,7 @@ func (r *Repo) changedPathFilters(start string, include, paths []string) (*commi
 		}
 		keys = append(keys, k)
 	}
-	objects := r.graphDir()
+	objects := r.graphObjects()
 	if objects == "" {
 		return nil, nil
 	}
@@ -438,12 +440,13 @@ func (r *Repo) changedPathFilters(start string, include, paths []string) (*commi
 	return cp, keys
 }
 
-// graphDir is the object directory whose commit-graph says what git walks,
-// "" where git reads the history otherwise than its commits say (shallow,
-// grafted, replaced: the graph describes the commits as written) or
-// matches paths otherwise (GIT_ICASE_PATHSPECS), or reads objects from
-// elsewhere (GIT_OBJECT_DIRECTORY).
-func (r *Repo) graphDir() string {
+// graphObjects is the object directory whose commit-graph git reads, ""
+// where it reads the history otherwise than its commits say from what
+// the environment says (shallow, a graft file, a replace ref base: the
+// graph describes the commits as written), matches paths otherwise
+// (GIT_ICASE_PATHSPECS), or reads objects from elsewhere
+// (GIT_OBJECT_DIRECTORY).
+func (r *Repo) graphObjects() string {
 	if r.Shallow {
 		return ""
 	}
@@ -452,17 +455,28 @@ func (r *Repo) graphDir() string {
 			return ""
 		}
 	}
-	common := r.CommonDir
-	if common == "" {
-		common = r.GitDir
+	if c := r.common(); c != "" {
+		return filepath.Join(c, "objects")
 	}
-	if common == "" || exists(filepath.Join(common, "info", "grafts")) || exists(filepath.Join(common, "reftable")) {
-		return ""
+	return ""
+}
+
+func (r *Repo) common() string {
+	if r.CommonDir != "" {
+		return r.CommonDir
 	}
-	if os.Getenv("GIT_NO_REPLACE_OBJECTS") == "" && hasReplaceRefs(common) {
-		return ""
+	return r.GitDir
+}
+
+// rewritten says whether git reads the history otherwise than its commits
+// say, as the repository is: a grafts file, a replace ref (while replace
+// refs are read), or refs git 2.39 does not read (reftable).
+func (r *Repo) rewritten() bool {
+	c := r.common()
+	if c == "" || exists(filepath.Join(c, "info", "grafts")) || exists(filepath.Join(c, "reftable")) {
+		return true
 	}
-	return filepath.Join(common, "objects")
+	return os.Getenv("GIT_NO_REPLACE_OBJECTS") == "" && hasReplaceRefs(c)
 }
 
 func exists(path string) bool {
