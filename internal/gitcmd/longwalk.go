@@ -9,10 +9,11 @@ import (
 // Pack windows for the walks over long histories (the landed commits, the
 // commits touching the tasks' paths): git maps its packs in windows of up
 // to 1 GiB, and every page a walk of tens of thousands of commits touches
-// stays in its resident memory, 56 MB for 50,000 commits of a 50 MB pack.
-// Small windows, few mapped at once, hold that to what the walk reads at
-// a time, at no cost that can be measured there: a pack keeps commits
-// together, in the order the log reads them.
+// stays in its resident memory: the log of 50,000 commits of a 50 MB pack
+// holds 57 MB, 41 MB in these windows. Small windows, few mapped at once,
+// hold it to what the walk reads at a time, at no cost that can be
+// measured there: a pack keeps commits together, in the order the log
+// reads them.
 var packWindows = [][2]string{
 	{"core.packedGitWindowSize", "1m"},
 	{"core.packedGitLimit", "4m"},
@@ -21,7 +22,8 @@ var packWindows = [][2]string{
 // treeCache bounds the cache of inflated delta bases, 96 MiB by default,
 // for a walk that reads the trees of every commit (a path-limited log
 // without changed-path filters): there it is most of git's memory, and
-// the walk reads each tree once.
+// the walk reads each tree once (50,000 commits, three paths: 103 MB
+// resident by default, 46 MB with this and packWindows, in as much time).
 var treeCache = [2]string{"core.deltaBaseCacheLimit", "2m"}
 
 // longWalk is the environment of a git that writes a long history to us:

@@ -44,9 +44,9 @@ func (r *Repo) ChangesSince(ctx context.Context, include []string, start string,
 	defer cp.close()
 	if !cp.isLong(start, include) || r.rewritten() {
 		// A few commits: git's one log reads them sooner than two
-		// processes start. (Whether the history is rewritten is asked
-		// only then: replace refs are looked for in packed-refs, which
-		// may list thousands.)
+		// processes start. A rewritten history (asked of a long range
+		// only: replace refs are looked for in packed-refs, which may
+		// list thousands): the filters describe the commits as written.
 		return r.LogChanges(ctx, include, exclude, paths)
 	}
 	in, err := revInput(include, exclude)
