@@ -153,6 +153,11 @@ func short(l []string) []string {
 // the same second can leave apart from a walk of fewer tips.
 func sortedEntries(cs []gitcmd.LogEntry) []gitcmd.LogEntry {
 	out := append([]gitcmd.LogEntry(nil), cs...)
+	for i := range out {
+		if len(out[i].Parents) == 0 {
+			out[i].Parents = nil // a root's: no parent, however spelled
+		}
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].OID < out[j].OID })
 	return out
 }
