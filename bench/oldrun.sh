@@ -144,7 +144,8 @@ build() {
   echo "$OLD_DIR: $(git -C "$OLD_DIR" rev-list --all --count) commits, $(git -C "$OLD_DIR" for-each-ref --format=x | wc -l) refs"
 }
 
-graph() { # plain|bloom: puts that commit-graph in place
+graph() { # plain|bloom: puts that commit-graph in place (git writes it read-only)
+  rm -f "$OLD_DIR/.git/objects/info/commit-graph"
   cp "$OLD_DIR/.git/commit-graph.$1" "$OLD_DIR/.git/objects/info/commit-graph"
 }
 
