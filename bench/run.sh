@@ -728,16 +728,20 @@ for name in "${list_names[@]}"; do
   (cd "$d" && list_c && echo "$list_found $list_squash") > "$res/list-floor-$name"
   read -r "list_runs[$name]" "list_sq[$name]" < "$res/list-floor-$name"
   log "--list in ${d##*/} (${list_runs[$name]} runs): once under a ${limit} s limit"
-  rm -f "$res/list-trace-$name"
+  rm -f "$res/list-trace-$name" "$res/list-timing-$name"
   rc=0
   t0=$EPOCHREALTIME
-  (cd "$d" && GIT_TASKRESUME_TRACE="$res/list-trace-$name" /usr/bin/time -f %M -o "$res/rss-list-$name" \
+  (cd "$d" && GIT_TASKRESUME_TRACE="$res/list-trace-$name" GIT_TASKRESUME_TIMING="$res/list-timing-$name" \
+    /usr/bin/time -f %M -o "$res/rss-list-$name" \
     timeout -k 5 "$limit" git taskresume --list --json > "$res/list-$name.json") || rc=$?
   t1=$EPOCHREALTIME
   if ((rc == 124 || rc == 137)); then
-    # How far: the runs whose branches it listed (its trace names each
-    # run's refs/.../<run>-task-* once per report read).
-    n=$(grep -o 'refs/[^ ]*-task-\*' "$res/list-trace-$name" 2>/dev/null | sed 's|.*/||; s|-task-\*$||' | sort -u | wc -l)
+    # How far: the runs it had read. A --list that reads each run as a
+    # report names each run's refs/.../<run>-task-* in its trace; one that
+    # reads them from shared reads marks each run "gathered" in its timing.
+    n=$({ grep -o 'refs/[^ ]*-task-\*' "$res/list-trace-$name" 2>/dev/null || true; } | sed 's|.*/||; s|-task-\*$||' | sort -u | wc -l)
+    m=$(grep -c -- '-- gathered$' "$res/list-timing-$name" 2>/dev/null || true)
+    ((${m:-0} <= n)) || n=$m
     if ((n > 0)); then
       list_note[$name]="did not finish in $limit s (had read about $n of ${list_runs[$name]} runs)"
     else
