@@ -53,7 +53,7 @@ func (e TreeEntry) IsDir() bool { return e.Mode == "40000" || canonMode(e.Mode) 
 
 // ObjectReader starts the reader. Close it when done.
 func (r *Repo) ObjectReader(ctx context.Context) (*Objects, error) {
-	if r.shared != nil && r.shared.objs != nil {
+	if r.shared != nil && len(r.shared.readers) > 0 {
 		return r.shared.Objects(), nil
 	}
 	args := []string{"cat-file", "--batch"}

@@ -31,7 +31,6 @@ type Shared struct {
 	// bodyRoots are the ref prefixes whose bodies were read (each ends
 	// in "/"); RefsAndBodies asks only under them.
 	bodyRoots []string
-	objs      *Objects
 	readers   []*Objects
 	turn      atomic.Uint32
 	// components are the refs' path components, sorted (indexRefs).
@@ -131,7 +130,6 @@ func ReadShared(ctx context.Context, r *Repo, walk bool) (*Shared, error) {
 		s.Close()
 		return nil, err
 	}
-	s.objs = s.readers[0]
 	return s, nil
 }
 
@@ -698,9 +696,4 @@ func (s *Shared) isAncestor(anc, desc string) (bool, bool) {
 		}
 	}
 	return false, true
-}
-
-// String says what s holds, for traces.
-func (s *Shared) String() string {
-	return fmt.Sprintf("shared: %d refs, %d bodies, %d commits", len(s.refs), len(s.bodies), len(s.commits))
 }
