@@ -3,6 +3,9 @@ package branches
 import (
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
 )
 
 // landings finds, per task, the newest evidence that its work reached the
@@ -230,4 +233,42 @@ func (s *landingSearch) tasks(c *CommitInfo, shared bool, by string) (id string,
 		}
 	}
 	return id, how, also
+}
+
+// LandingFilter keeps, of the commits a base or a default branch gained
+// since a run started, those landings can read anything from: a list
+// reads only these for each run (gitcmd.Repo.LandedSince). Every other
+// commit is one parent, no trailer, no list, no revert, and a subject
+// that can name no task, no branch and no forge's squash: scan names
+// nothing by it, reverted voids nothing that names anything by it, and it
+// brings nothing in. A commit it keeps is read with its first parent
+// (changesNothing compares their trees), a revert by subject with every
+// commit of that subject (the one it reverts is the newest older one).
+// A merge wants the whole list: what it brought is read along parents.
+var LandingFilter = gitcmd.EvidenceFilter{
+	Keep: mayLand,
+	Points: func(c *CommitInfo) (string, bool) {
+		if c.Reverts != "" {
+			return "", false
+		}
+		return revertedSubject(c.Subject)
+	},
+	Whole: isMerge,
+}
+
+// mayLand says whether landings can read anything from commit c: it
+// answers yes to every commit tasks, nameLanded, forgeNaming, Name,
+// reverted or broughtBy can read something from (a subject that may name
+// a task, a branch made a title, a forge's or git's squash, a revert).
+func mayLand(c *CommitInfo) bool {
+	if len(c.Parents) != 1 || len(c.RunIDs)+len(c.TaskIDs)+len(c.Listed) > 0 || c.Reverts != "" || c.PickedFrom != "" {
+		return true
+	}
+	s := c.Subject
+	if _, ok := revertedSubject(s); ok {
+		return true
+	}
+	// mayNameTask holds titleBranch's " task " too.
+	return mayNameTask(s) || strings.Contains(s, " main") || gitcmd.PRSuffix(s) >= 0 ||
+		strings.TrimSpace(s) == gitcmd.GitSquashSubject
 }

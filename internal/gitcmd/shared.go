@@ -46,6 +46,8 @@ type Shared struct {
 
 	memoMu sync.Mutex
 	memo   map[string]memoOut
+	// landed holds LandedSince's index per set of tips (under memoMu).
+	landed map[string]*landedMemo
 
 	// The commits, in `git log --date-order` order (every commit before
 	// its parents), their generation numbers, and where each one is.
@@ -627,12 +629,20 @@ func (s *Shared) diff(include, exclude []int32) (listed, boundary []int32) {
 
 // logRevs is Repo.logRevs from memory; false when the walk cannot say.
 func (s *Shared) logRevs(include, exclude []string, boundary bool) ([]LogEntry, map[string]string, bool) {
+	return s.logRevsCounted(include, exclude, boundary, true)
+}
+
+// logRevsCounted is logRevs, counted as a git process (CountAsGit) only
+// when count is true.
+func (s *Shared) logRevsCounted(include, exclude []string, boundary, count bool) ([]LogEntry, map[string]string, bool) {
 	in, ok1 := s.resolve(include)
 	ex, ok2 := s.resolve(exclude)
 	if s.commits == nil || !ok1 || !ok2 {
 		return nil, nil, false
 	}
-	s.served()
+	if count {
+		s.served()
+	}
 	listed, bound := s.diff(in, ex)
 	cs := make([]LogEntry, len(listed))
 	for k, i := range listed {

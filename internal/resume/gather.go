@@ -151,14 +151,18 @@ type gathering struct {
 	replanned                *Replan // nil: no re-plan moved the start
 	replanPath               string  // the file whose history showed it (a link's target)
 	landed, landedDef        []gitcmd.LogEntry
-	guessed                  map[string]bool
-	taskChanges              gitcmd.Changes
-	guessedCands, cands      gitcmd.Changes
-	walkPlanOnly             map[string][]string  // the walk's commits that only edit the plan
-	preStates                []branches.TaskState // ListRow: the verdict before landed work, for the squash search
-	planFilesOnce            sync.Once
-	planFilesRead            []string
-	runWts                   []*Worktree
+	// defHolds, when not nil, says landedDef holds only the commits that
+	// can be evidence (readLandedDef): it says which commits the whole
+	// list holds.
+	defHolds            func(oid string) bool
+	guessed             map[string]bool
+	taskChanges         gitcmd.Changes
+	guessedCands, cands gitcmd.Changes
+	walkPlanOnly        map[string][]string  // the walk's commits that only edit the plan
+	preStates           []branches.TaskState // ListRow: the verdict before landed work, for the squash search
+	planFilesOnce       sync.Once
+	planFilesRead       []string
+	runWts              []*Worktree
 
 	// After stage B.
 	holding    map[string]bool // nil: not asked
@@ -827,12 +831,41 @@ func (g *gathering) findStart() (err error) {
 			g.landed, err = g.repo.LogRevs(g.ctx, []string{g.base.Commit}, []string{g.start + "^@"})
 			return err
 		},
-		func() (err error) {
-			d := g.defLog()
-			g.landedDef, err = d.cs, d.err
-			return err
-		},
+		g.readLandedDef,
 	)
+}
+
+// readLandedDef reads the default branches' commits since the run
+// started. From a list's shared walk, only those that can be evidence
+// (branches.LandingFilter): a list would else read each run's distance to
+// the default branch's tip, the runs times the history. The verdict reads
+// nothing else of them; the squash search, which compares every commit's
+// changes, reads the whole list after it (wholeLandedDef).
+func (g *gathering) readLandedDef() error {
+	// After a re-plan, what answers is what holds it (answering), read
+	// along the whole list's parents.
+	r := g.replanned
+	whole := r != nil && r.Found && !r.Uncommitted && r.Commit != ""
+	if g.opts.Shared != nil && !g.opts.Light && !g.defIsBase && !whole {
+		if cs, holds, ok := g.repo.LandedSince(g.defOIDs, []string{g.base.Commit}, branches.LandingFilter); ok {
+			g.landedDef, g.defHolds = cs, holds
+			return nil
+		}
+	}
+	d := g.defLog()
+	g.landedDef = d.cs
+	return d.err
+}
+
+// wholeLandedDef makes landedDef the whole list where readLandedDef kept
+// only what can be evidence.
+func (g *gathering) wholeLandedDef() (err error) {
+	if g.defHolds == nil {
+		return nil
+	}
+	g.landedDef, err = g.repo.LogRevsAgain(g.ctx, g.defOIDs, []string{g.base.Commit})
+	g.defHolds = nil
+	return err
 }
 
 // searchLanded settles the landed changes the squash check compares with:
@@ -902,6 +935,14 @@ func (g *gathering) readDefaultHeld() (err error) {
 		return err
 	}
 	g.notDefault = map[string]bool{}
+	if g.defHolds != nil {
+		for _, c := range g.walk {
+			if !g.defHolds(c.OID) {
+				g.notDefault[c.OID] = true
+			}
+		}
+		return nil
+	}
 	held := make(map[string]bool, len(g.landedDef))
 	for _, c := range g.landedDef {
 		held[c.OID] = true
@@ -1016,6 +1057,14 @@ func (g *gathering) decide() error {
 				st.Verdict = v
 				return err
 			}
+		}
+		if g.defHolds != nil {
+			// The squash search orders every landed commit that touches
+			// the tasks' paths: the whole list.
+			if err := g.wholeLandedDef(); err != nil {
+				return err
+			}
+			landed, landedDef = g.answering()
 		}
 		if err := findSquashes(g.ctx, g.repo, g.objs, g.walk, v.States, g.taskChanges, g.cands, landed, landedDef, v.Reverted); err != nil {
 			return fmt.Errorf("look for squashed tasks: %w", err)
