@@ -31,6 +31,33 @@ type Objects struct {
 	trees  map[string][]TreeEntry
 	// shared: a reader of Shared, closed by it alone.
 	shared bool
+	// got remembers the objects read by a name that always names the
+	// same object (fixedName): a report asks for its plan's blob and
+	// directory from several steps. gotBytes is their size.
+	gotMu    sync.Mutex
+	got      map[string]Object
+	gotBytes int
+	// pre, on a reader of Shared, is what Shared.Prefetch read for every
+	// reader: asked first.
+	pre *objectCache
+}
+
+// What got holds at most: small objects (plans, directories), and no
+// more than a few megabytes in all.
+const (
+	maxGotObject = 256 << 10
+	maxGotBytes  = 8 << 20
+)
+
+// fixedName says whether name always names the same object: an object
+// id, alone or followed by a path (":"), a peel ("^{tree}") or ancestry
+// ("~n"), all of which an object id settles for good.
+func fixedName(name string) bool {
+	k := strings.IndexAny(name, ":^~")
+	if k < 0 {
+		k = len(name)
+	}
+	return isHexID(name[:k])
 }
 
 // Object is what cat-file found under a name. Type is "" when nothing is
@@ -82,6 +109,20 @@ func (r *Repo) ObjectReader(ctx context.Context) (*Objects, error) {
 // Get returns the object called name; Type "" when there is none. An error
 // means the reader is broken and answers no more.
 func (o *Objects) Get(name string) (Object, error) {
+	// What is kept is answered without waiting for the reader, which
+	// another run of a list may be using.
+	if obj, ok := o.pre.get(name); ok {
+		return obj, nil
+	}
+	fixed := fixedName(name)
+	if fixed {
+		o.gotMu.Lock()
+		obj, ok := o.got[name]
+		o.gotMu.Unlock()
+		if ok {
+			return obj, nil
+		}
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.err != nil {
@@ -95,7 +136,21 @@ func (o *Objects) Get(name string) (Object, error) {
 	if _, err := io.WriteString(o.in, name+"\n"); err != nil {
 		return Object{}, o.fail(err)
 	}
-	return o.readAnswer()
+	obj, err := o.readAnswer()
+	// Only what is there: a missing object may be written later (a
+	// clean saves before it reads back).
+	if err == nil && fixed && obj.Type != "" && len(obj.Data) <= maxGotObject {
+		o.gotMu.Lock()
+		if o.gotBytes+len(obj.Data) <= maxGotBytes {
+			if o.got == nil {
+				o.got = map[string]Object{}
+			}
+			o.got[name] = obj
+			o.gotBytes += len(obj.Data)
+		}
+		o.gotMu.Unlock()
+	}
+	return obj, err
 }
 
 // readAnswer reads cat-file's answer to one name; the caller holds mu.
@@ -122,7 +177,8 @@ func (o *Objects) readAnswer() (Object, error) {
 	if _, err := io.ReadFull(o.out, data); err != nil {
 		return Object{}, o.fail(err)
 	}
-	return Object{OID: f[0], Type: f[1], Data: data[:size]}, nil
+	// Capped: a caller that appends to Data copies it (got shares it).
+	return Object{OID: f[0], Type: f[1], Data: data[:size:size]}, nil
 }
 
 // GetMany is Get for several names at once: the names are written while
@@ -136,19 +192,26 @@ func (o *Objects) GetMany(names []string) ([]Object, error) {
 	}
 	var ask strings.Builder
 	asked := make([]bool, len(names))
+	out := make([]Object, len(names))
 	for i, n := range names {
+		if obj, ok := o.pre.get(n); ok {
+			out[i] = obj // read by Shared.Prefetch
+			continue
+		}
 		if !strings.ContainsAny(n, "\n\r") {
 			ask.WriteString(n)
 			ask.WriteByte('\n')
 			asked[i] = true
 		}
 	}
+	if ask.Len() == 0 {
+		return out, nil
+	}
 	werr := make(chan error, 1)
 	go func() {
 		_, err := io.WriteString(o.in, ask.String())
 		werr <- err
 	}()
-	out := make([]Object, len(names))
 	for i := range names {
 		if !asked[i] {
 			continue
@@ -177,10 +240,9 @@ func (o *Objects) fail(err error) error {
 // Tree lists the tree called name; nil when there is none or it is not a
 // tree.
 func (o *Objects) Tree(name string) ([]TreeEntry, error) {
-	// Only a name that is an object id (or one followed by ^{tree})
-	// always names the same tree.
-	key := strings.TrimSuffix(name, "^{tree}")
-	fixed := isHexID(key)
+	// Only a name that starts with an object id always names the same
+	// tree.
+	fixed := fixedName(name)
 	if fixed {
 		o.treeMu.Lock()
 		t, ok := o.trees[name]
@@ -234,7 +296,7 @@ func (o *Objects) Trees(names []string) ([][]TreeEntry, error) {
 	var at []int
 	o.treeMu.Lock()
 	for i, n := range names {
-		if t, ok := o.trees[n]; ok && isHexID(strings.TrimSuffix(n, "^{tree}")) {
+		if t, ok := o.trees[n]; ok && fixedName(n) {
 			out[i] = t
 		} else {
 			ask, at = append(ask, n), append(at, i)
@@ -615,9 +677,12 @@ func canonMode(m string) string {
 	return "100644"
 }
 
-// forgetTrees lets go of the trees read so far.
-func (o *Objects) forgetTrees() {
+// forget lets go of the trees and objects read so far.
+func (o *Objects) forget() {
 	o.treeMu.Lock()
 	o.trees = nil
 	o.treeMu.Unlock()
+	o.gotMu.Lock()
+	o.got, o.gotBytes = nil, 0
+	o.gotMu.Unlock()
 }

@@ -108,7 +108,7 @@ func (s *Shared) landedSince(include, exclude []string, f EvidenceFilter) ([]Log
 		if budget--; budget < 0 {
 			return nil, nil, false
 		}
-		stack = append(stack, s.parents[i]...)
+		stack = append(stack, s.parents(i)...)
 	}
 	listed := func(i int32) bool { return idx.held[i] && (idx.at[i] < 0 || idx.at[i] > k) }
 	var cs []LogEntry
@@ -124,7 +124,7 @@ func (s *Shared) landedSince(include, exclude []string, f EvidenceFilter) ([]Log
 	}
 	s.served()
 	return cs, func(oid string) bool {
-		i, ok := s.index[oid]
+		i, ok := s.lookup(oid)
 		return ok && listed(i)
 	}, true
 }
@@ -135,7 +135,7 @@ func (s *Shared) landedSince(include, exclude []string, f EvidenceFilter) ([]Log
 func (s *Shared) landedIndexFor(tips []int32, f EvidenceFilter) *landedIndex {
 	key := make([]string, len(tips))
 	for n, i := range tips {
-		key[n] = s.commits[i].oid
+		key[n] = s.oid(i)
 	}
 	s.memoMu.Lock()
 	if s.landed == nil {
@@ -160,7 +160,7 @@ func (s *Shared) buildLanded(tips []int32, f EvidenceFilter) *landedIndex {
 		stack = stack[:len(stack)-1]
 		if !idx.held[i] {
 			idx.held[i] = true
-			stack = append(stack, s.parents[i]...)
+			stack = append(stack, s.parents(i)...)
 		}
 	}
 	// The newest tip's first-parent line, oldest first.
@@ -172,10 +172,10 @@ func (s *Shared) buildLanded(tips []int32, f EvidenceFilter) *landedIndex {
 	}
 	for i := top; ; {
 		idx.line = append(idx.line, i)
-		if len(s.parents[i]) == 0 {
+		if len(s.parents(i)) == 0 {
 			break
 		}
-		i = s.parents[i][0]
+		i = s.parents(i)[0]
 	}
 	for a, b := 0, len(idx.line)-1; a < b; a, b = a+1, b-1 {
 		idx.line[a], idx.line[b] = idx.line[b], idx.line[a]
@@ -191,7 +191,7 @@ func (s *Shared) buildLanded(tips []int32, f EvidenceFilter) *landedIndex {
 			stack = stack[:len(stack)-1]
 			if idx.at[i] < 0 {
 				idx.at[i] = int32(k)
-				stack = append(stack, s.parents[i]...)
+				stack = append(stack, s.parents(i)...)
 			}
 		}
 	}
@@ -204,7 +204,7 @@ func (s *Shared) buildLanded(tips []int32, f EvidenceFilter) *landedIndex {
 		e := s.entry(int32(i))
 		if f.Keep(&e) {
 			keep[i] = true
-			if ps := s.parents[i]; len(ps) > 0 {
+			if ps := s.parents(int32(i)); len(ps) > 0 {
 				keep[ps[0]] = true
 			}
 		}
@@ -215,7 +215,7 @@ func (s *Shared) buildLanded(tips []int32, f EvidenceFilter) *landedIndex {
 		}
 	}
 	for i := range s.commits {
-		if keep[i] || len(named) > 0 && idx.held[i] && named[s.commits[i].subject] {
+		if keep[i] || len(named) > 0 && idx.held[i] && named[s.subject(int32(i))] {
 			idx.kept = append(idx.kept, int32(i))
 		}
 	}

@@ -9,9 +9,11 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Shared holds what every run of one repository reads alike, read once for
@@ -50,13 +52,24 @@ type Shared struct {
 	landed map[string]*landedMemo
 
 	// The commits, in `git log --date-order` order (every commit before
-	// its parents), their generation numbers, and where each one is.
+	// its parents), their generation numbers, and where each one is. No
+	// pointer per commit: a list holds every commit of the repository
+	// while it reads thousands of runs, and the collector then has little
+	// to look through (sharedCommit).
 	commits []sharedCommit
 	gen     []int32
-	parents [][]int32
-	// parentIDs are the same parents as ids, shared by every entry made.
-	parentIDs [][]string
-	index     map[string]int32
+	// ids holds each commit's id and then its tree's, hexLen bytes each;
+	// text the subjects; mores what few commits have more of.
+	ids    []byte
+	hexLen int
+	text   []byte
+	mores  []commitMore
+	// The parents of commit i are parentList[parentAt[i]:parentAt[i+1]].
+	parentAt, parentList []int32
+	// index finds a commit by its id's first 16 hex digits; clash holds
+	// the ids of those that share them (index then says -1).
+	index map[uint64]int32
+	clash map[string]int32
 
 	// Scratch for the walks, one at a time (a run's reads run at once).
 	walkMu sync.Mutex
@@ -93,12 +106,21 @@ var sharedBodyRoots = []string{"refs/taskclaims/", "refs/taskclean/"}
 // whatever the number of runs. A shallow or grafted repository gets no
 // shared walk (its answers are git's own, asked each time).
 func ReadShared(ctx context.Context, r *Repo, walk bool) (*Shared, error) {
+	return ReadSharedThen(ctx, r, walk, nil)
+}
+
+// ReadSharedThen is ReadShared that runs early, once the refs and the
+// object readers are ready, while the commits are still being read: what
+// needs no commit (reading the runs' plans) is not kept waiting for the
+// longest read. early must not ask s about commits.
+func ReadSharedThen(ctx context.Context, r *Repo, walk bool, early func(*Shared) error) (*Shared, error) {
 	s := &Shared{bodyRoots: sharedBodyRoots, memo: map[string]memoOut{}}
 	before := processes.Load()
 	defer func() { s.started = processes.Load() - before }()
-	var refsErr, bodiesErr, logErr, objsErr error
-	var wg sync.WaitGroup
-	wg.Add(4)
+	var refsErr, bodiesErr, logErr, objsErr, earlyErr error
+	var wg, logWG sync.WaitGroup
+	wg.Add(3)
+	logWG.Add(1)
 	go func() {
 		defer wg.Done()
 		// Every ref but the bodies' (read below): one for-each-ref.
@@ -109,7 +131,7 @@ func ReadShared(ctx context.Context, r *Repo, walk bool) (*Shared, error) {
 		_, s.bodies, bodiesErr = r.RefsAndBodies(ctx, s.bodyRoots)
 	}()
 	go func() {
-		defer wg.Done()
+		defer logWG.Done()
 		if !walk || r.Shallow {
 			return
 		}
@@ -117,18 +139,23 @@ func ReadShared(ctx context.Context, r *Repo, walk bool) (*Shared, error) {
 	}()
 	go func() {
 		defer wg.Done()
+		pre := &objectCache{m: map[string]Object{}}
 		for range sharedReaders {
 			o, err := r.ObjectReader(ctx)
 			if err != nil {
 				objsErr = err
 				return
 			}
-			o.shared = true
+			o.shared, o.pre = true, pre
 			s.readers = append(s.readers, o)
 		}
 	}()
 	wg.Wait()
-	if err := errors.Join(refsErr, bodiesErr, logErr, objsErr); err != nil {
+	if early != nil && refsErr == nil && bodiesErr == nil && objsErr == nil {
+		earlyErr = early(s)
+	}
+	logWG.Wait()
+	if err := errors.Join(refsErr, bodiesErr, logErr, objsErr, earlyErr); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -158,18 +185,16 @@ func (s *Shared) Close() error {
 func (s *Shared) Objects() *Objects {
 	s.served()
 	o := s.readers[s.turn.Add(1)%uint32(len(s.readers))]
-	o.forgetTrees()
+	o.forget()
 	return o
 }
 
-// sharedCommit is one commit of the shared walk, kept small: a list of
-// many runs holds every commit of the repository at once.
+// sharedCommit is one commit of the shared walk, where its words are
+// in Shared's arrays: no pointer, so that the collector skips them all.
 type sharedCommit struct {
-	oid, subject, tree string
-	time               int64
-	// more is what few commits have: trailers, what a message reverts,
-	// was picked from or lists (nil for the others).
-	more *commitMore
+	subject, subjectLen int32 // in text
+	time                int64
+	more                int32 // 1 + its index in mores; 0 for none
 }
 
 type commitMore struct {
@@ -177,12 +202,62 @@ type commitMore struct {
 	reverts, pickedFrom     string
 }
 
+// oid, tree and subject are commit i's, as strings over Shared's arrays
+// (written once, before any is made).
+func (s *Shared) oid(i int32) string {
+	return unsafe.String(&s.ids[2*int(i)*s.hexLen], s.hexLen)
+}
+
+func (s *Shared) tree(i int32) string {
+	return unsafe.String(&s.ids[(2*int(i)+1)*s.hexLen], s.hexLen)
+}
+
+func (s *Shared) subject(i int32) string {
+	c := &s.commits[i]
+	if c.subjectLen == 0 {
+		return ""
+	}
+	return unsafe.String(&s.text[c.subject], int(c.subjectLen))
+}
+
+// parents are commit i's parents' positions.
+func (s *Shared) parents(i int32) []int32 {
+	return s.parentList[s.parentAt[i]:s.parentAt[i+1]]
+}
+
+// lookup finds the commit of id oid.
+func (s *Shared) lookup(oid string) (int32, bool) {
+	k, ok := idKey(oid)
+	if !ok {
+		return 0, false
+	}
+	i, ok := s.index[k]
+	if ok && i < 0 {
+		i, ok = s.clash[oid]
+	}
+	return i, ok && s.oid(i) == oid
+}
+
+// idKey is the first 16 hex digits of an id as a number.
+func idKey(oid string) (uint64, bool) {
+	if len(oid) < 16 {
+		return 0, false
+	}
+	k, err := strconv.ParseUint(oid[:16], 16, 64)
+	return k, err == nil
+}
+
 // entry is commit i as the log prints it.
 func (s *Shared) entry(i int32) LogEntry {
 	c := &s.commits[i]
-	e := LogEntry{OID: c.oid, Subject: c.subject, Tree: c.tree, Time: c.time}
-	e.Parents = s.parentIDs[i]
-	if m := c.more; m != nil {
+	e := LogEntry{OID: s.oid(i), Subject: s.subject(i), Tree: s.tree(i), Time: c.time}
+	ps := s.parents(i)
+	e.Parents = make([]string, len(ps)) // never nil, as the log's are
+	for k, p := range ps {
+		e.Parents[k] = s.oid(p)
+	}
+	if c.more > 0 {
+		m := &s.mores[c.more-1]
 		e.RunIDs, e.TaskIDs, e.Listed, e.Reverts, e.PickedFrom = m.runIDs, m.taskIDs, m.listed, m.reverts, m.pickedFrom
 	}
 	return e
@@ -192,8 +267,11 @@ func (s *Shared) entry(i int32) LogEntry {
 // HEAD, children before parents, as git prints them (streamed: the
 // output is never held whole), and numbers their generations.
 func (s *Shared) readCommits(ctx context.Context, r *Repo) error {
-	var parentIDs []string // each commit's parents as printed, until resolved
-	s.index = map[string]int32{}
+	var parentIDs []byte // each commit's parents as printed, until resolved
+	var parentEnds []int32
+	index := map[uint64]int32{}
+	clash := map[string]int32{}
+	var commits []sharedCommit
 	err := r.stream(ctx, func(out *bufio.Reader) error {
 		f := make([]string, 9)
 		for {
@@ -212,55 +290,84 @@ func (s *Shared) readCommits(ctx context.Context, r *Repo) error {
 			if err != nil {
 				return err
 			}
-			// Copies: the fields share the record's memory, its body too.
-			c := sharedCommit{oid: strings.Clone(e.OID), subject: strings.Clone(e.Subject), tree: strings.Clone(e.Tree), time: e.Time}
-			if len(e.RunIDs)+len(e.TaskIDs)+len(e.Listed) > 0 || e.Reverts != "" || e.PickedFrom != "" {
-				c.more = &commitMore{runIDs: cloneAll(e.RunIDs), taskIDs: cloneAll(e.TaskIDs), listed: cloneAll(e.Listed),
-					reverts: strings.Clone(e.Reverts), pickedFrom: strings.Clone(e.PickedFrom)}
+			if s.hexLen == 0 {
+				s.hexLen = len(e.OID)
 			}
-			s.index[c.oid] = int32(len(s.commits))
-			s.commits = append(s.commits, c)
-			parentIDs = append(parentIDs, strings.Clone(f[1]))
+			key, ok := idKey(e.OID)
+			if !ok || len(e.OID) != s.hexLen || len(e.Tree) != s.hexLen {
+				return errUnread // not the ids this walk keeps
+			}
+			i := int32(len(commits))
+			if _, dup := index[key]; dup {
+				// Another id starts with the same 16 digits: both by name.
+				if j := index[key]; j >= 0 {
+					clash[string(s.ids[2*int(j)*s.hexLen:(2*int(j)+1)*s.hexLen])] = j
+				}
+				index[key] = -1
+				clash[e.OID] = i
+			} else {
+				index[key] = i
+			}
+			s.ids = append(append(s.ids, e.OID...), e.Tree...)
+			c := sharedCommit{subject: int32(len(s.text)), subjectLen: int32(len(e.Subject)), time: e.Time}
+			s.text = append(s.text, e.Subject...)
+			if len(e.RunIDs)+len(e.TaskIDs)+len(e.Listed) > 0 || e.Reverts != "" || e.PickedFrom != "" {
+				// Copies: the fields share the record's memory, its body too.
+				s.mores = append(s.mores, commitMore{runIDs: cloneAll(e.RunIDs), taskIDs: cloneAll(e.TaskIDs), listed: cloneAll(e.Listed),
+					reverts: strings.Clone(e.Reverts), pickedFrom: strings.Clone(e.PickedFrom)})
+				c.more = int32(len(s.mores))
+			}
+			commits = append(commits, c)
+			parentIDs = append(parentIDs, f[1]...)
+			parentEnds = append(parentEnds, int32(len(parentIDs)))
 		}
 	}, "log", "--all", "--date-order", logFormat)
+	if errors.Is(err, errUnread) {
+		s.ids, s.text, s.mores = nil, nil, nil
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	s.commits = slices.Clip(s.commits)
-	n := len(s.commits)
-	s.parents = make([][]int32, n)
+	n := len(commits)
 	s.gen = make([]int32, n)
-	for i := n - 1; i >= 0; i-- {
-		var ps []int32
-		g := int32(1)
-		for _, p := range strings.Fields(parentIDs[i]) {
-			j, ok := s.index[p]
+	s.parentAt = make([]int32, n+1)
+	// Parents first, in order; generations after, oldest first.
+	at := int32(0)
+	for i := 0; i < n; i++ {
+		s.parentAt[i] = int32(len(s.parentList))
+		for _, p := range strings.Fields(string(parentIDs[at:parentEnds[i]])) {
+			k, _ := idKey(p)
+			j, ok := index[k]
+			if ok && j < 0 {
+				j, ok = clash[p]
+			}
 			if !ok || j <= int32(i) {
 				// A parent git did not print (a graft, a replace ref), or
 				// printed before its child: no walk in memory is git's
 				// answer then.
-				s.commits, s.index, s.parents, s.gen = nil, nil, nil, nil
+				s.ids, s.text, s.mores, s.parentAt, s.parentList, s.gen = nil, nil, nil, nil, nil, nil
 				return nil
 			}
-			ps = append(ps, j)
-			g = max(g, s.gen[j]+1)
+			s.parentList = append(s.parentList, j)
 		}
-		s.parents[i], s.gen[i] = ps, g
+		at = parentEnds[i]
 	}
-	// Each commit's parents as ids, made once for every walk that lists
-	// it: never nil, as the log's are. One array holds them all.
-	all := make([]string, 0, n+n/8)
-	s.parentIDs = make([][]string, n)
-	for i, ps := range s.parents {
-		at := len(all)
-		for _, p := range ps {
-			all = append(all, s.commits[p].oid)
+	s.parentAt[n] = int32(len(s.parentList))
+	for i := n - 1; i >= 0; i-- {
+		g := int32(1)
+		for _, p := range s.parentList[s.parentAt[i]:s.parentAt[i+1]] {
+			g = max(g, s.gen[p]+1)
 		}
-		s.parentIDs[i] = all[at:len(all):len(all)]
+		s.gen[i] = g
 	}
+	s.commits, s.index, s.clash = slices.Clip(commits), index, clash
 	s.mark = make([]uint32, n)
 	return nil
 }
+
+// errUnread stops reading a log whose ids the shared walk cannot keep.
+var errUnread = errors.New("ids of another length")
 
 func cloneAll(l []string) []string {
 	if len(l) == 0 {
@@ -509,12 +616,12 @@ func (s *Shared) resolve(revs []string) ([]int32, bool) {
 	var out []int32
 	for _, rev := range revs {
 		id, parents := strings.CutSuffix(rev, "^@")
-		i, ok := s.index[id]
+		i, ok := s.lookup(id)
 		if !ok {
 			return nil, false
 		}
 		if parents {
-			out = append(out, s.parents[i]...)
+			out = append(out, s.parents(i)...)
 		} else {
 			out = append(out, i)
 		}
@@ -610,13 +717,13 @@ func (s *Shared) diff(include, exclude []int32) (listed, boundary []int32) {
 			inOnly--
 			listed = append(listed, i)
 		}
-		for _, p := range s.parents[i] {
+		for _, p := range s.parents(i) {
 			push(p, f)
 		}
 	}
 	seen := map[int32]bool{}
 	for _, i := range listed {
-		for _, p := range s.parents[i] {
+		for _, p := range s.parents(i) {
 			if get(p)&markEx != 0 && !seen[p] {
 				seen[p] = true
 				boundary = append(boundary, p)
@@ -656,7 +763,7 @@ func (s *Shared) logRevsCounted(include, exclude []string, boundary, count bool)
 		trees[c.OID] = c.Tree
 	}
 	for _, i := range bound {
-		trees[s.commits[i].oid] = s.commits[i].tree
+		trees[s.oid(i)] = s.tree(i)
 	}
 	return cs, trees, true
 }
@@ -672,7 +779,7 @@ func (s *Shared) revSet(include, exclude []string) (map[string]bool, bool) {
 	listed, _ := s.diff(in, ex)
 	set := make(map[string]bool, len(listed))
 	for _, i := range listed {
-		set[s.commits[i].oid] = true
+		set[s.oid(i)] = true
 	}
 	return set, true
 }
@@ -683,8 +790,8 @@ func (s *Shared) isAncestor(anc, desc string) (bool, bool) {
 	if s == nil || s.commits == nil {
 		return false, false
 	}
-	a, ok1 := s.index[anc]
-	d, ok2 := s.index[desc]
+	a, ok1 := s.lookup(anc)
+	d, ok2 := s.lookup(desc)
 	if !ok1 || !ok2 {
 		return false, false
 	}
@@ -698,7 +805,7 @@ func (s *Shared) isAncestor(anc, desc string) (bool, bool) {
 		if i == a {
 			return true, true
 		}
-		for _, p := range s.parents[i] {
+		for _, p := range s.parents(i) {
 			if !seen[p] && s.gen[p] >= floor {
 				seen[p] = true
 				stack = append(stack, p)

@@ -115,22 +115,26 @@ func list(ctx context.Context, o Options, stdout io.Writer) (err error) {
 	}
 	// What every run reads alike is read once: the refs, the commits
 	// they reach, git config, the worktrees, one object reader.
-	shared, err := gitcmd.ReadShared(ctx, repo, true)
-	if err != nil {
-		return err
-	}
-	defer shared.Close()
 	// The shared commits stay in memory while each run's reads come and
 	// go: a collection at a quarter above what is live, not at twice
 	// it, keeps the process small (a little more collecting).
 	defer debug.SetGCPercent(debug.SetGCPercent(listGCPercent))
-	// The working trees' plans are read once for every run.
-	defer planfind.ShareDisk()()
-	repo = repo.WithShared(shared)
-	ids, err := runsOf(ctx, repo)
+	// The runs' plans are read while the commits are.
+	var ids []string
+	shared, err := gitcmd.ReadSharedThen(ctx, repo, true, func(s *gitcmd.Shared) (err error) {
+		r := repo.WithShared(s)
+		if ids, err = runsOf(ctx, r); err != nil {
+			return err
+		}
+		return resume.PrefetchPlans(ctx, r, s, ids)
+	})
 	if err != nil {
 		return err
 	}
+	defer shared.Close()
+	// The working trees' plans are read once for every run.
+	defer planfind.ShareDisk()()
+	repo = repo.WithShared(shared)
 	entries := make([]ListEntry, len(ids))
 	cwd, _ := os.Getwd()
 	// One count for the runs; each run's own reads show no line of theirs.
