@@ -184,8 +184,9 @@ func randomDefault(t *testing.T, dir string, seed int64) {
 			}
 			msg, files = fmt.Sprintf("Merge branch '%s'", name), nil
 		case 14:
-			msg, files = fmt.Sprintf("Task %s: %s", tk.id, tk.title), nil // an empty task commit
-			files = map[string]string{tk.file: fmt.Sprintf("%s again %d\n", tk.id, n)}
+			// A task's work again, in another form of its words: the
+			// newest landing stands.
+			msg, files = fmt.Sprintf("feat: Task %s - %s", tk.id, tk.title), map[string]string{tk.file: fmt.Sprintf("%s again %d\n", tk.id, n)}
 		}
 		tip = im.commit("refs/heads/main", parents, msg, files)
 		mainLine = append(mainLine, made{tip, strings.SplitN(msg, "\n", 2)[0]})
