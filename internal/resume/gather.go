@@ -818,7 +818,7 @@ func (g *gathering) findStart() (err error) {
 		}
 		return d.err
 	}
-	return parallel(
+	err = parallel(
 		func() (err error) {
 			if g.start == g.base.Commit && g.objs != nil {
 				// Only the start itself: read it in-process.
@@ -833,6 +833,25 @@ func (g *gathering) findStart() (err error) {
 		},
 		g.readLandedDef,
 	)
+	if err == nil && g.defHolds != nil && revertsBySubject(g.landed) {
+		// A revert by subject on the base reverts the newest older
+		// commit of that subject in the base's list, then in the default
+		// branches': any of theirs, which the filter keeps only for the
+		// default branches' own reverts.
+		err = g.wholeLandedDef()
+	}
+	return err
+}
+
+// revertsBySubject says whether a commit of cs names what it reverts by
+// subject alone (branches.LandingFilter's Points).
+func revertsBySubject(cs []gitcmd.LogEntry) bool {
+	for i := range cs {
+		if _, ok := branches.LandingFilter.Points(&cs[i]); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // readLandedDef reads the default branches' commits since the run
