@@ -2,7 +2,11 @@ package agree
 
 import (
 	"fmt"
+	"math/rand"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/taskresume/git-taskresume/internal/testbin"
@@ -64,4 +68,128 @@ func TestListAdvBaseRevertBySubject(t *testing.T) {
 		t.Errorf("2.1 is %s, want landed (%s)", got, statuses(rep))
 	}
 	sameRow(t, dir, rep)
+}
+
+// randomTwins builds, in dir, run x1y2z3 whose base and default branches
+// share a few subjects (some with trailers that name tasks, some naming
+// nothing), reverts by subject and by id on both, task branches in every
+// state, and default branches of several kinds: main alone, an
+// origin/main ahead of or behind main, a master beside it, origin/HEAD.
+func randomTwins(t *testing.T, dir string, seed int64) {
+	t.Helper()
+	rng := rand.New(rand.NewSource(seed))
+	testbin.Git(t, "", "init", "-q", "-b", "main", dir)
+	im := newImporter(t, dir)
+	type made struct {
+		mark    int
+		subject string
+	}
+	subjects := []string{"Polish code", "Fix typo", "[Task 2.1] User service", "Update docs", "Task 2.2: Product service"}
+	n := 0
+	// one writes a random commit on ref over tip; hist are the commits it
+	// may revert.
+	one := func(ref string, tip int, hist []made) (int, string) {
+		n++
+		tk := demoTasks[rng.Intn(len(demoTasks))]
+		files := map[string]string{fmt.Sprintf("src/f%d.go", rng.Intn(4)): fmt.Sprintf("v%d\n", n)}
+		var msg string
+		switch k := rng.Intn(9); {
+		case k < 3:
+			msg = subjects[rng.Intn(len(subjects))]
+			if rng.Intn(2) == 0 {
+				files = map[string]string{tk.file: fmt.Sprintf("%s v%d\n", tk.id, n)}
+			}
+			if rng.Intn(3) == 0 {
+				msg += fmt.Sprintf("\n\nRun-Id: x1y2z3\nTask-Id: %s", tk.id)
+			}
+		case (k == 3 || k == 8) && len(hist) > 0:
+			old := hist[rng.Intn(len(hist))]
+			msg = fmt.Sprintf("Revert %q", old.subject)
+		case k == 4 && len(hist) > 0:
+			old := hist[rng.Intn(len(hist))]
+			msg = fmt.Sprintf("Revert %q\n\nThis reverts commit %s.", old.subject, im.oid(t, old.mark))
+		case k == 5:
+			msg, files = fmt.Sprintf("[Task %s] %s", tk.id, tk.title), nil
+		default:
+			msg = fmt.Sprintf("Change %d: touch files", n)
+		}
+		return im.commit(ref, []int{tip}, msg, files), strings.SplitN(msg, "\n", 2)[0]
+	}
+	var mainHist []made
+	tip := im.commit("refs/heads/main", nil, "Initial", map[string]string{"README": "hello\n"})
+	mainHist = append(mainHist, made{tip, "Initial"})
+	for i := 0; i < 2+rng.Intn(5); i++ {
+		m, s := one("refs/heads/main", tip, mainHist)
+		tip = m
+		mainHist = append(mainHist, made{m, s})
+	}
+	fork := tip
+	base := im.commit("refs/heads/x1y2z3-main", []int{fork}, "Add plan for run x1y2z3",
+		map[string]string{"specs/x1y2z3/plan.md": testbin.SevenTaskPlan("x1y2z3")})
+	for _, tk := range demoTasks {
+		ref := "refs/heads/x1y2z3-task-" + strings.ReplaceAll(tk.id, ".", "-") + "-" + tk.slug
+		switch rng.Intn(3) {
+		case 0:
+		case 1:
+			im.reset(ref, base)
+		default:
+			im.commit(ref, []int{base}, fmt.Sprintf("[Task %s] %s", tk.id, tk.title), map[string]string{tk.file: tk.id + " done\n"})
+		}
+	}
+	// main goes on; then the base, which may revert main's commits.
+	for i := 0; i < 2+rng.Intn(8); i++ {
+		m, s := one("refs/heads/main", tip, mainHist)
+		tip = m
+		mainHist = append(mainHist, made{m, s})
+	}
+	btip := base
+	baseHist := append([]made(nil), mainHist...)
+	for i := 0; i < rng.Intn(5); i++ {
+		m, s := one("refs/heads/x1y2z3-main", btip, baseHist)
+		btip = m
+		baseHist = append(baseHist, made{m, s})
+	}
+	switch rng.Intn(5) {
+	case 1: // origin/main ahead of main
+		o := tip
+		for i := 0; i < 1+rng.Intn(4); i++ {
+			o, _ = one("refs/remotes/origin/main", o, mainHist)
+		}
+	case 2: // origin/main behind main
+		im.reset("refs/remotes/origin/main", mainHist[len(mainHist)/2].mark)
+	case 3: // master beside main, from the fork or from before it
+		from := mainHist[rng.Intn(len(mainHist))].mark
+		for i := 0; i < 1+rng.Intn(4); i++ {
+			from, _ = one("refs/heads/master", from, mainHist)
+		}
+	case 4: // origin/HEAD to origin/trunk, its own line
+		o := mainHist[rng.Intn(len(mainHist))].mark
+		for i := 0; i < 1+rng.Intn(4); i++ {
+			o, _ = one("refs/remotes/origin/trunk", o, mainHist)
+		}
+	}
+	im.close(t)
+	if _, err := os.Stat(filepath.Join(dir, ".git", "refs", "remotes", "origin", "trunk")); err == nil {
+		testbin.Git(t, dir, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
+	}
+	testbin.Git(t, dir, "checkout", "-q", "-f", "main")
+}
+
+func TestListAdvRandomTwins(t *testing.T) {
+	seeds := 60
+	if testing.Short() {
+		seeds = 15
+	}
+	if v, err := strconv.Atoi(os.Getenv("ADV_SEEDS")); err == nil {
+		seeds = v
+	}
+	for seed := int64(1); seed <= int64(seeds); seed++ {
+		dir := filepath.Join(t.TempDir(), fmt.Sprintf("s%d", seed))
+		randomTwins(t, dir, seed)
+		rep := sameThroughShared(t, dir)
+		sameRow(t, dir, rep)
+		if t.Failed() {
+			t.Fatalf("seed %d: %s", seed, dir)
+		}
+	}
 }
