@@ -193,3 +193,43 @@ func TestListAdvRandomTwins(t *testing.T) {
 		}
 	}
 }
+
+// The shared walk lists commits in the order of `git log --all
+// --date-order`, where a commit waits for every child of the whole
+// repository; a report's `git log --date-order <default> --not <base>`
+// waits only for the children it lists. Here origin/main's commit O1 (the
+// older "Polish code", which names 2.1 by its trailers) has a child on
+// another branch dated before everything: the whole log lists main's M1
+// (the newer "Polish code", naming nothing) before O1, the report's log O1
+// before M1. main's revert by subject then voids the newest older commit
+// of that subject: O1 in the report, M1 through the shared walk.
+func TestListAdvOrderOfTheDefaultBranchesLines(t *testing.T) {
+	dir := testbin.NewRun(t, filepath.Join(t.TempDir(), "r"), run)
+	at := func(sec int, args ...string) {
+		t.Helper()
+		when := fmt.Sprintf("@%d +0000", 1767225600+sec)
+		testbin.Must(t, testbin.Run(dir, []string{"GIT_AUTHOR_DATE=" + when, "GIT_COMMITTER_DATE=" + when}, "git", args...))
+	}
+	write := func(file, content string) {
+		testbin.WriteFile(t, filepath.Join(dir, file), content)
+		testbin.Git(t, dir, "add", file)
+	}
+	testbin.Git(t, dir, "checkout", "-q", "-b", "o")
+	write("src/services/user-service.ts", "o1\n")
+	at(250, "commit", "-q", "-m", "Polish code\n\nRun-Id: "+run+"\nTask-Id: 2.1")
+	testbin.Git(t, dir, "update-ref", "refs/remotes/origin/main", "HEAD")
+	testbin.Git(t, dir, "checkout", "-q", "-b", "other")
+	write("src/other.go", "x\n")
+	at(50, "commit", "-q", "-m", "Other work")
+	testbin.Git(t, dir, "checkout", "-q", "main")
+	testbin.Git(t, dir, "branch", "-q", "-D", "o")
+	write("src/b.go", "m1\n")
+	at(200, "commit", "-q", "-m", "Polish code")
+	write("src/b.go", "m1r\n")
+	at(400, "commit", "-q", "-m", `Revert "Polish code"`)
+	rep := sameThroughShared(t, dir)
+	if got := rep.TaskStatus("2.1"); got != "pending" {
+		t.Errorf("2.1 is %s, want pending (%s)", got, statuses(rep))
+	}
+	sameRow(t, dir, rep)
+}
