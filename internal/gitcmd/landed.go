@@ -38,6 +38,9 @@ type landedIndex struct {
 	// kept are the commits of held that the filter keeps (and the first
 	// parents of those it keeps for their own sake), in the log's order.
 	kept []int32
+	// offTop: some commit the tips hold is not in the newest tip's
+	// history (another tip has commits of its own).
+	offTop bool
 }
 
 // exitBudget bounds the commits of an excluded tip's own history (not the
@@ -109,6 +112,13 @@ func (s *Shared) landedSince(include, exclude []string, f EvidenceFilter) ([]Log
 			return nil, nil, false
 		}
 		stack = append(stack, s.parents(i)...)
+	}
+	if idx.offTop {
+		// The listed commits are then lines of several tips, whose
+		// order (git's date order of the whole list) only the whole
+		// list gives; on one tip's line without a merge, they are one
+		// line of parents, whose order is the log's.
+		return nil, nil, false
 	}
 	listed := func(i int32) bool { return idx.held[i] && (idx.at[i] < 0 || idx.at[i] > k) }
 	var cs []LogEntry
@@ -193,6 +203,12 @@ func (s *Shared) buildLanded(tips []int32, f EvidenceFilter) *landedIndex {
 				idx.at[i] = int32(k)
 				stack = append(stack, s.parents(i)...)
 			}
+		}
+	}
+	for i, h := range idx.held {
+		if h && idx.at[i] < 0 {
+			idx.offTop = true
+			break
 		}
 	}
 	keep := make([]bool, n)

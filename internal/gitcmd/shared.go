@@ -731,7 +731,84 @@ func (s *Shared) diff(include, exclude []int32) (listed, boundary []int32) {
 		}
 	}
 	slices.Sort(listed)
-	return listed, boundary
+	return s.dateOrder(listed, func(p int32) bool { return get(p) == markIn }), boundary
+}
+
+// dateOrder puts listed (positions, sorted) in the order `git log
+// --date-order` gives them when they are all it lists: a commit once
+// each of its children among them is listed, of those ready the newest
+// committer date first, on a tie the one ready first (git's priority
+// queue). The whole log's order, which positions follow, is not always
+// that: there a commit also waits for children the query does not list,
+// and one of them dated before other listed commits holds it back behind
+// them (a branch forked from the default branch's line with an older
+// clock). in says whether a position is among listed.
+func (s *Shared) dateOrder(listed []int32, in func(int32) bool) []int32 {
+	if len(listed) < 2 {
+		return listed
+	}
+	pos := func(p int32) int {
+		k, _ := slices.BinarySearch(listed, p)
+		return k
+	}
+	deg := make([]int32, len(listed))
+	for _, i := range listed {
+		for _, p := range s.parents(i) {
+			if in(p) {
+				deg[pos(p)]++
+			}
+		}
+	}
+	h := &dateHeap{s: s}
+	for k, i := range listed {
+		if deg[k] == 0 {
+			h.push(i)
+		}
+	}
+	heap.Init(h)
+	out := make([]int32, 0, len(listed))
+	for h.Len() > 0 {
+		i := heap.Pop(h).(dated).i
+		out = append(out, i)
+		for _, p := range s.parents(i) {
+			if in(p) {
+				k := pos(p)
+				if deg[k]--; deg[k] == 0 {
+					heap.Push(h, h.entry(p))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// dated is a commit ready in dateOrder, and when it got ready.
+type dated struct{ i, ctr int32 }
+
+// dateHeap orders ready commits newest committer date first, on a tie
+// the one ready first.
+type dateHeap struct {
+	s   *Shared
+	ctr int32
+	is  []dated
+}
+
+func (h *dateHeap) entry(i int32) dated {
+	h.ctr++
+	return dated{i, h.ctr}
+}
+func (h *dateHeap) push(i int32) { h.is = append(h.is, h.entry(i)) }
+func (h *dateHeap) Len() int     { return len(h.is) }
+func (h *dateHeap) Less(a, b int) bool {
+	ta, tb := h.s.commits[h.is[a].i].time, h.s.commits[h.is[b].i].time
+	return ta > tb || ta == tb && h.is[a].ctr < h.is[b].ctr
+}
+func (h *dateHeap) Swap(a, b int) { h.is[a], h.is[b] = h.is[b], h.is[a] }
+func (h *dateHeap) Push(x any)    { h.is = append(h.is, x.(dated)) }
+func (h *dateHeap) Pop() any {
+	x := h.is[len(h.is)-1]
+	h.is = h.is[:len(h.is)-1]
+	return x
 }
 
 // logRevs is Repo.logRevs from memory; false when the walk cannot say.
