@@ -1,0 +1,132 @@
+package gitcmd_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
+)
+
+// The shared walk lists a log's commits in the order git's own log of
+// those revisions gives (--date-order): a report reads "the newest older
+// commit of a subject", and "the first landing found", by that order.
+// On random histories whose clocks agree (every commit after its parents,
+// so that git's walk is whole), of several lines and merges, branches
+// dated between them, every log of some tips without others.
+func TestSharedWalkOrderIsTheLogsOwn(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// per is how many commits share one second.
+		per int
+		// graph: a commit-graph written (git's log then walks by
+		// generation numbers where nothing is excluded).
+		graph bool
+	}{{"one second each", 1, false}, {"three a second", 3, false}, {"three a second, commit-graph", 3, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			for seed := int64(1); seed <= 6; seed++ {
+				dir, _ := newRepo(t)
+				rng := rand.New(rand.NewSource(seed))
+				ids := orderedHistory(t, dir, rng, 120, tc.per)
+				if tc.graph {
+					git(t, dir, "commit-graph", "write", "--reachable")
+				}
+				r := open(t, dir)
+				s, err := gitcmd.ReadShared(ctx, r, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				shared := r.WithShared(s)
+				bad := 0
+				for range 60 {
+					var in, ex []string
+					for range 1 + rng.Intn(3) {
+						in = append(in, ids[len(ids)/2+rng.Intn(len(ids)/2)])
+					}
+					for range rng.Intn(3) {
+						ex = append(ex, ids[rng.Intn(len(ids))])
+					}
+					args := append([]string{"log", "--format=%H", "--date-order"}, in...)
+					for _, e := range ex {
+						args = append(args, "^"+e)
+					}
+					want := strings.Fields(git(t, dir, args...))
+					cs, err := shared.LogRevs(ctx, in, ex)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var got []string
+					for _, c := range cs {
+						got = append(got, c.OID)
+					}
+					if strings.Join(got, " ") != strings.Join(want, " ") {
+						bad++
+						if bad <= 2 {
+							t.Errorf("seed %d: log %v --not %v: the shared walk's order differs from git's (%d commits)", seed, short(in), short(ex), len(want))
+						}
+					}
+				}
+				if bad > 0 {
+					t.Errorf("seed %d: %d of 60 logs in another order", seed, bad)
+				}
+				s.Close()
+			}
+		})
+	}
+}
+
+// orderedHistory is randomHistory with every commit dated after its
+// parents (per commits a second) and a branch on every tenth.
+func orderedHistory(t *testing.T, dir string, rng *rand.Rand, n, per int) []string {
+	t.Helper()
+	var in strings.Builder
+	for i := 1; i <= n; i++ {
+		ref := "refs/heads/b0"
+		if i%10 == 0 || rng.Intn(6) == 0 {
+			ref = fmt.Sprintf("refs/heads/b%d", i)
+		}
+		fmt.Fprintf(&in, "commit %s\nmark :%d\ncommitter C <c@x> %d +0000\ndata <<EOM\nc%d\nEOM\n", ref, i, 1700000000+i/per, i)
+		if i > 1 {
+			np := 1
+			if rng.Intn(8) == 0 {
+				np = 2
+			}
+			seen := map[int]bool{}
+			for k := 0; k < np; k++ {
+				p := max(1, i-1-rng.Intn(min(i-1, 12)))
+				if seen[p] {
+					continue
+				}
+				seen[p] = true
+				if k == 0 {
+					fmt.Fprintf(&in, "from :%d\n", p)
+				} else {
+					fmt.Fprintf(&in, "merge :%d\n", p)
+				}
+			}
+		}
+		fmt.Fprintf(&in, "M 644 inline f%d\ndata <<EOM\n%d\nEOM\n\n", i%7, i)
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet", "--export-marks=marks")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(in.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	out, err := os.ReadFile(filepath.Join(dir, "marks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		_, id, _ := strings.Cut(l, " ")
+		ids = append(ids, id)
+	}
+	return ids
+}
