@@ -731,19 +731,20 @@ func (s *Shared) diff(include, exclude []int32) (listed, boundary []int32) {
 		}
 	}
 	slices.Sort(listed)
-	return s.dateOrder(listed, func(p int32) bool { return get(p) == markIn }), boundary
+	return s.dateOrder(listed, include, func(p int32) bool { return get(p) == markIn }), boundary
 }
 
 // dateOrder puts listed (positions, sorted) in the order `git log
 // --date-order` gives them when they are all it lists: a commit once
 // each of its children among them is listed, of those ready the newest
 // committer date first, on a tie the one ready first (git's priority
-// queue). The whole log's order, which positions follow, is not always
+// queue), the tips given (include) ready first in the order given. The
+// whole log's order, which positions follow, is not always
 // that: there a commit also waits for children the query does not list,
 // and one of them dated before other listed commits holds it back behind
 // them (a branch forked from the default branch's line with an older
 // clock). in says whether a position is among listed.
-func (s *Shared) dateOrder(listed []int32, in func(int32) bool) []int32 {
+func (s *Shared) dateOrder(listed, include []int32, in func(int32) bool) []int32 {
 	if len(listed) < 2 {
 		return listed
 	}
@@ -760,6 +761,15 @@ func (s *Shared) dateOrder(listed []int32, in func(int32) bool) []int32 {
 		}
 	}
 	h := &dateHeap{s: s}
+	// Only the tips given have no child listed; each is ready once.
+	for _, i := range include {
+		if in(i) {
+			if k := pos(i); deg[k] == 0 {
+				deg[k] = -1
+				h.push(i)
+			}
+		}
+	}
 	for k, i := range listed {
 		if deg[k] == 0 {
 			h.push(i)
