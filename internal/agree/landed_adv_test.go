@@ -233,3 +233,27 @@ func TestListAdvOrderOfTheDefaultBranchesLines(t *testing.T) {
 	}
 	sameRow(t, dir, rep)
 }
+
+// A run without <run>-main: its base is main, the default branch whose
+// list the filter reads is origin/main's. main's revert by subject
+// reverts origin/main's newer "Polish code" (naming nothing), not the
+// older one that names 2.1.
+func TestListAdvMainIsTheBaseRevertBySubject(t *testing.T) {
+	dir := testbin.NewRun(t, filepath.Join(t.TempDir(), "r"), run)
+	testbin.Git(t, dir, "branch", "-q", "-D", run+"-main")
+	testbin.Git(t, dir, "checkout", "-q", "-b", "o")
+	advCommit(t, dir, 1, "Polish code\n\nRun-Id: "+run+"\nTask-Id: 2.1", "src/services/user-service.ts")
+	advCommit(t, dir, 2, "Polish code", "src/b.go")
+	testbin.Git(t, dir, "update-ref", "refs/remotes/origin/main", "HEAD")
+	testbin.Git(t, dir, "checkout", "-q", "main")
+	testbin.Git(t, dir, "branch", "-q", "-D", "o")
+	advCommit(t, dir, 3, `Revert "Polish code"`, "src/b.go")
+	testbin.Git(t, dir, "checkout", "-q", "-b", run+"-task-1-1-create-database-schema")
+	advCommit(t, dir, 4, "[Task 1.1] Create database schema", "db/schema.sql")
+	testbin.Git(t, dir, "checkout", "-q", "main")
+	rep := sameThroughShared(t, dir)
+	if got := rep.TaskStatus("2.1"); got != "landed" {
+		t.Errorf("2.1 is %s, want landed (%s)", got, statuses(rep))
+	}
+	sameRow(t, dir, rep)
+}
