@@ -33,7 +33,7 @@ func TestSharedWalkOrderIsTheLogsOwn(t *testing.T) {
 			for seed := int64(1); seed <= 6; seed++ {
 				dir, _ := newRepo(t)
 				rng := rand.New(rand.NewSource(seed))
-				ids := orderedHistory(t, dir, rng, 120, tc.per)
+				ids := orderedHistory(t, dir, rng, 120, tc.per, false)
 				if tc.graph {
 					git(t, dir, "commit-graph", "write", "--reachable")
 				}
@@ -83,7 +83,11 @@ func TestSharedWalkOrderIsTheLogsOwn(t *testing.T) {
 
 // orderedHistory is randomHistory with every commit dated after its
 // parents (per commits a second) and a branch on every tenth.
-func orderedHistory(t *testing.T, dir string, rng *rand.Rand, n, per int) []string {
+//
+// With leaves, every fifth commit also gets a child on a branch of its
+// own dated long before every other commit (a clock far behind): not
+// among the ids returned.
+func orderedHistory(t *testing.T, dir string, rng *rand.Rand, n, per int, leaves bool) []string {
 	t.Helper()
 	var in strings.Builder
 	for i := 1; i <= n; i++ {
@@ -112,6 +116,9 @@ func orderedHistory(t *testing.T, dir string, rng *rand.Rand, n, per int) []stri
 			}
 		}
 		fmt.Fprintf(&in, "M 644 inline f%d\ndata <<EOM\n%d\nEOM\n\n", i%7, i)
+		if leaves && i%5 == 0 {
+			fmt.Fprintf(&in, "commit refs/heads/leaf%d\ncommitter C <c@x> %d +0000\ndata <<EOM\nleaf %d\nEOM\nfrom :%d\n\n", i, 1600000000+rng.Intn(1000), i, i)
+		}
 	}
 	cmd := exec.Command("git", "fast-import", "--quiet", "--export-marks=marks")
 	cmd.Dir = dir
@@ -129,4 +136,55 @@ func orderedHistory(t *testing.T, dir string, rng *rand.Rand, n, per int) []stri
 		ids = append(ids, id)
 	}
 	return ids
+}
+
+// LandedSince lists what the default branches gained since a run's base,
+// kept by the filter, in the order of `git log --date-order <tips> --not
+// <base>`: on random histories of several lines and merges, where
+// branches off them have children dated before everything (which hold a
+// commit back in the whole repository's order, not in that log's).
+func TestLandedSinceOrderIsTheLogsOwn(t *testing.T) {
+	ctx := context.Background()
+	all := gitcmd.EvidenceFilter{Keep: func(*gitcmd.LogEntry) bool { return true }}
+	answered := 0
+	for seed := int64(1); seed <= 8; seed++ {
+		dir, _ := newRepo(t)
+		rng := rand.New(rand.NewSource(seed))
+		ids := orderedHistory(t, dir, rng, 120, 1+int(seed%3), true)
+		r := open(t, dir)
+		s, err := gitcmd.ReadShared(ctx, r, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared := r.WithShared(s)
+		// A few sets of default tips, each asked with many bases.
+		for range 4 {
+			var tips []string
+			for range 1 + rng.Intn(3) {
+				tips = append(tips, ids[len(ids)*2/3+rng.Intn(len(ids)/3)])
+			}
+			for range 15 {
+				base := ids[rng.Intn(len(ids))]
+				cs, _, ok := shared.LandedSince(tips, []string{base}, all)
+				if !ok {
+					continue
+				}
+				answered++
+				args := append([]string{"log", "--format=%H", "--date-order"}, tips...)
+				want := strings.Fields(git(t, dir, append(args, "^"+base)...))
+				var got []string
+				for _, c := range cs {
+					got = append(got, c.OID)
+				}
+				if strings.Join(got, " ") != strings.Join(want, " ") {
+					t.Errorf("seed %d: %v since %.7s: LandedSince lists %d commits, not in the order of git's %d", seed, short(tips), base, len(got), len(want))
+				}
+			}
+		}
+		s.Close()
+	}
+	t.Logf("%d queries answered", answered)
+	if answered < 50 {
+		t.Errorf("LandedSince answered %d queries: too few to say", answered)
+	}
 }
