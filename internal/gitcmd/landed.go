@@ -1,7 +1,10 @@
 package gitcmd
 
 import (
+	"cmp"
+	"container/heap"
 	"context"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -38,9 +41,10 @@ type landedIndex struct {
 	// kept are the commits of held that the filter keeps (and the first
 	// parents of those it keeps for their own sake), in the log's order.
 	kept []int32
-	// offTop: some commit the tips hold is not in the newest tip's
-	// history (another tip has commits of its own).
-	offTop bool
+	// rank is each held commit's place in `git log --date-order` of the
+	// tips: what any log of the tips without some history lists, it
+	// lists in this order (dateRanks).
+	rank []int32
 }
 
 // exitBudget bounds the commits of an excluded tip's own history (not the
@@ -113,19 +117,17 @@ func (s *Shared) landedSince(include, exclude []string, f EvidenceFilter) ([]Log
 		}
 		stack = append(stack, s.parents(i)...)
 	}
-	if idx.offTop {
-		// The listed commits are then lines of several tips, whose
-		// order (git's date order of the whole list) only the whole
-		// list gives; on one tip's line without a merge, they are one
-		// line of parents, whose order is the log's.
-		return nil, nil, false
-	}
 	listed := func(i int32) bool { return idx.held[i] && (idx.at[i] < 0 || idx.at[i] > k) }
-	var cs []LogEntry
+	var is []int32
 	for _, i := range idx.kept {
-		if !listed(i) {
-			continue
+		if listed(i) {
+			is = append(is, i)
 		}
+	}
+	// In the log's order (rank), not the whole repository's.
+	slices.SortFunc(is, func(a, b int32) int { return cmp.Compare(idx.rank[a], idx.rank[b]) })
+	cs := make([]LogEntry, 0, len(is))
+	for _, i := range is {
 		e := s.entry(i)
 		if f.Whole != nil && f.Whole(&e) {
 			return nil, nil, false
@@ -205,12 +207,7 @@ func (s *Shared) buildLanded(tips []int32, f EvidenceFilter) *landedIndex {
 			}
 		}
 	}
-	for i, h := range idx.held {
-		if h && idx.at[i] < 0 {
-			idx.offTop = true
-			break
-		}
-	}
+	idx.rank = s.dateRanks(tips, idx.held)
 	keep := make([]bool, n)
 	named := map[string]bool{}
 	for i := range s.commits {
@@ -236,4 +233,42 @@ func (s *Shared) buildLanded(tips []int32, f EvidenceFilter) *landedIndex {
 		}
 	}
 	return idx
+}
+
+// dateRanks numbers the commits held (the history of tips) in the order
+// `git log --date-order <tips>` lists them (dateOrder). A log of the same
+// tips that excludes some history lists the rest in the same order: an
+// excluded commit is no child of a listed one, so it readies none of
+// them, and the children a listed commit waits for are all listed. The
+// whole repository's order is not that one (a commit there also waits
+// for children on other branches, which may be dated before the tips'
+// own commits).
+func (s *Shared) dateRanks(tips []int32, held []bool) []int32 {
+	rank := make([]int32, len(held))
+	deg := make([]int32, len(held))
+	for i, h := range held {
+		if h {
+			for _, p := range s.parents(int32(i)) {
+				deg[p]++
+			}
+		}
+	}
+	h := &dateHeap{s: s}
+	for _, i := range tips {
+		if deg[i] == 0 {
+			deg[i] = -1
+			h.push(i)
+		}
+	}
+	heap.Init(h)
+	for r := int32(0); h.Len() > 0; r++ {
+		i := heap.Pop(h).(dated).i
+		rank[i] = r
+		for _, p := range s.parents(i) {
+			if deg[p]--; deg[p] == 0 {
+				heap.Push(h, h.entry(p))
+			}
+		}
+	}
+	return rank
 }
