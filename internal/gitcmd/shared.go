@@ -162,9 +162,11 @@ func ReadSharedThen(ctx context.Context, r *Repo, walk bool, early func(*Shared)
 	return s, nil
 }
 
-// sharedReaders is how many object readers the runs of a list share: two
-// runs read at once, each waiting on its own reader.
-const sharedReaders = 2
+// sharedReaders is how many object readers the runs of a list share: a
+// run that waits on a reader's answer (or holds it for a batch) leaves the
+// others theirs, and a cat-file process is cheap (measured: 2 readers and
+// 3 runs at once against 4 and 6, the latter 5-10 % faster on repo-20k).
+const sharedReaders = 4
 
 // Close ends the shared object reader.
 func (s *Shared) Close() error {

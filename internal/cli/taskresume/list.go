@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"sort"
 	"strings"
 	"sync"
@@ -115,10 +116,11 @@ func list(ctx context.Context, o Options, stdout io.Writer) (err error) {
 	}
 	// What every run reads alike is read once: the refs, the commits
 	// they reach, git config, the worktrees, one object reader.
-	// The shared commits stay in memory while each run's reads come and
-	// go: a collection at a quarter above what is live, not at twice
-	// it, keeps the process small (a little more collecting).
-	defer debug.SetGCPercent(debug.SetGCPercent(listGCPercent))
+	// Garbage is collected at twice what is live, unless the process
+	// nears listLimit, when the collector works harder: a list of a small
+	// repository then rarely collects, a large one stays small.
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(listLimit))
 	// The runs' plans are read while the commits are.
 	var ids []string
 	shared, err := gitcmd.ReadSharedThen(ctx, repo, true, func(s *gitcmd.Shared) (err error) {
@@ -132,6 +134,12 @@ func list(ctx context.Context, o Options, stdout io.Writer) (err error) {
 		return err
 	}
 	defer shared.Close()
+	// Where what the shared reads hold alone nears listLimit (a history
+	// of several hundred thousand commits), the rows get half as much
+	// again: a collector that can free nothing would run without end.
+	if live := liveHeap(); live*3/2 > listLimit {
+		debug.SetMemoryLimit(live * 3 / 2)
+	}
 	// The working trees' plans are read once for every run.
 	defer planfind.ShareDisk()()
 	repo = repo.WithShared(shared)
@@ -220,11 +228,23 @@ func list(ctx context.Context, o Options, stdout io.Writer) (err error) {
 	return nil
 }
 
-// listGCPercent is Go's GOGC while --list reads its runs.
-const listGCPercent = 25
+// listLimit is the memory --list may use before its collector works
+// harder (Go's soft memory limit).
+const listLimit = 72 << 20
 
-// listWorkers is how many runs --list reads at once.
-const listWorkers = 3
+// liveHeap is the heap the last collection found live, in bytes.
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
+
+// listWorkers is how many runs --list reads at once: more than the
+// processors, since each run also waits on git (gitcmd's shared readers).
+const listWorkers = 6
 
 // listRow reads one run's row; err is an error of the repository's (a
 // bad taskresume.minVersion), not the run's: one line and exit 2 then,
