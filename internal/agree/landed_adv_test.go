@@ -40,12 +40,12 @@ func sameRow(t *testing.T, dir string, rep *testbin.Report) {
 	for _, r := range list.Runs {
 		if r.RunID == run {
 			if r.Status != rep.Status || r.CompletedTasks != rep.CompletedTasks {
-				t.Errorf("--list says %s, %d done; the report %s, %d (%s)", r.Status, r.CompletedTasks, rep.Status, rep.CompletedTasks, statuses(rep))
+				t.Errorf("%s: --list says %s, %d done; the report %s, %d (%s)", dir, r.Status, r.CompletedTasks, rep.Status, rep.CompletedTasks, statuses(rep))
 			}
 			return
 		}
 	}
-	t.Errorf("--list does not list %s", run)
+	t.Errorf("%s: --list does not list %s", dir, run)
 }
 
 // A revert by subject alone on the run's base reverts the newest older

@@ -247,27 +247,7 @@ func TestListReadsLandedEvidenceAsTheReport(t *testing.T) {
 	for seed := int64(1); seed <= int64(seeds); seed++ {
 		dir := filepath.Join(t.TempDir(), fmt.Sprintf("s%d", seed))
 		randomDefault(t, dir, seed)
-		rep := sameThroughShared(t, dir)
-		var list struct {
-			Runs []struct {
-				RunID          string `json:"run_id"`
-				Status         string `json:"status"`
-				CompletedTasks int    `json:"completed_tasks"`
-			} `json:"runs"`
-		}
-		testbin.DecodeJSON(t, testbin.Must(t, testbin.Taskresume(dir, nil, "--list", "--json")), &list)
-		found := false
-		for _, r := range list.Runs {
-			if r.RunID == "x1y2z3" {
-				found = true
-				if r.Status != rep.Status || r.CompletedTasks != rep.CompletedTasks {
-					t.Errorf("seed %d (%s): --list says %s, %d done; the report %s, %d (%s)", seed, dir, r.Status, r.CompletedTasks, rep.Status, rep.CompletedTasks, statuses(rep))
-				}
-			}
-		}
-		if !found {
-			t.Errorf("seed %d: --list does not list x1y2z3", seed)
-		}
+		sameRow(t, dir, sameThroughShared(t, dir))
 	}
 }
 

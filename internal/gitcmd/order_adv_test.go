@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -120,22 +117,7 @@ func orderedHistory(t *testing.T, dir string, rng *rand.Rand, n, per int, leaves
 			fmt.Fprintf(&in, "commit refs/heads/leaf%d\ncommitter C <c@x> %d +0000\ndata <<EOM\nleaf %d\nEOM\nfrom :%d\n\n", i, 1600000000+rng.Intn(1000), i, i)
 		}
 	}
-	cmd := exec.Command("git", "fast-import", "--quiet", "--export-marks=marks")
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(in.String())
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("fast-import: %v\n%s", err, out)
-	}
-	out, err := os.ReadFile(filepath.Join(dir, "marks"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		_, id, _ := strings.Cut(l, " ")
-		ids = append(ids, id)
-	}
-	return ids
+	return fastImport(t, dir, in.String())
 }
 
 // LandedSince lists what the default branches gained since a run's base,

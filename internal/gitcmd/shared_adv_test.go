@@ -181,9 +181,16 @@ func randomHistory(t *testing.T, dir string, rng *rand.Rand, n int) []string {
 		}
 		fmt.Fprintf(&in, "M 644 inline f%d\ndata <<EOM\n%d\nEOM\n\n", i%7, i)
 	}
+	return fastImport(t, dir, in.String())
+}
+
+// fastImport feeds stream to git fast-import in dir and returns the
+// commits' ids in the order of their marks.
+func fastImport(t *testing.T, dir, stream string) []string {
+	t.Helper()
 	cmd := exec.Command("git", "fast-import", "--quiet", "--export-marks=marks")
 	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(in.String())
+	cmd.Stdin = strings.NewReader(stream)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("fast-import: %v\n%s", err, out)
 	}
