@@ -14,6 +14,7 @@
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/bench/lib.sh"
 BENCH_DIR=${BENCH_DIR:-/tmp/taskresume-bench}
 ROUNDS=${ROUNDS:-15}
 run=m1b2c3
@@ -26,7 +27,6 @@ trap 'rm -rf "$bin"' EXIT
 export PATH="$bin:$PATH"
 
 time_us() { local s=$EPOCHREALTIME; "$@" >/dev/null; local e=$EPOCHREALTIME; echo $(( (${e/./} - ${s/./}) )); }
-median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 for name in repo-20k repo-100k; do
   repo="$BENCH_DIR/$name"

@@ -46,6 +46,7 @@ export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 unset GIT_TASKRESUME_TRACE GIT_TRACE2_EVENT GIT_TRACE2_PERF GIT_TRACE GIT_TASKRESUME_TIMING
 
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/bench/lib.sh"
 BENCH_DIR=${BENCH_DIR:-/tmp/taskresume-bench}
 OLD_DIR=${OLD_DIR:-$BENCH_DIR/repo-old}
 ROUNDS=${ROUNDS:-11}
@@ -152,16 +153,6 @@ graph() { # plain|bloom: puts that commit-graph in place (git writes it read-onl
 case_a() { "$1/git-taskresume" "$2" --json >/dev/null; }
 case_l() { git log --format=%H%x00%s "$1-main" main --not "$1-main" >/dev/null; }
 
-time_us() {
-  local __v=$1 t0 t1
-  shift
-  t0=$EPOCHREALTIME
-  "$@"
-  t1=$EPOCHREALTIME
-  printf -v "$__v" '%d' $((10#${t1/./} - 10#${t0/./}))
-}
-
-median() { sort -g | awk '{a[NR] = $1} END {if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 measure() {
   local res=$OLD_DIR.results run g round us ua json got b k order

@@ -28,6 +28,7 @@
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/bench/lib.sh"
 BENCH_DIR=${BENCH_DIR:-/tmp/taskresume-bench}
 ROUNDS=${ROUNDS:-15}
 OLD=${OLD:-}
@@ -84,7 +85,6 @@ for c in $cases; do
 done
 
 time_us() { local s=$EPOCHREALTIME; "$@" >/dev/null; local e=$EPOCHREALTIME; echo $(( (${e/./} - ${s/./}) )); }
-median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime; }
 load0=$(load)

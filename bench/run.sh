@@ -77,6 +77,7 @@ set -euo pipefail
 export LC_ALL=C # EPOCHREALTIME with a "." and awk with "." decimals
 
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/bench/lib.sh"
 BENCH_DIR=${BENCH_DIR:-/tmp/taskresume-bench}
 ROUNDS=${ROUNDS:-15}
 ROUNDS_BIG=${ROUNDS_BIG:-9}
@@ -508,16 +509,6 @@ list_c() {
 }
 list_a() { git taskresume --list --json >/dev/null; }
 
-# time_us VAR CMD...: runs CMD in this shell, VAR = wall time in microseconds.
-time_us() {
-  local __v=$1 t0 t1
-  shift
-  t0=$EPOCHREALTIME
-  "$@"
-  t1=$EPOCHREALTIME
-  printf -v "$__v" '%d' $((10#${t1/./} - 10#${t0/./}))
-}
-
 # --- sanity: each repository holds its layouts, and the report is right ----
 part "sanity checks"
 bad() { echo "bench: $*" >&2; exit 1; }
@@ -844,7 +835,6 @@ new_us=$((new_us + 10#${t/./} - 10#${new_t0/./}))
 
 # --- figures ----------------------------------------------------------------
 part "tables"
-median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 ms() { median < "$1" | awk '{printf "%.1f", $1 / 1000}'; }
 ratios() { paste "$1" "$2" | awk '{printf "%.4f\n", $1 / $2}' | median | awk '{printf "%.2f", $1}'; }
 diffs() { paste "$1" "$2" | awk '{printf "%.1f\n", ($1 - $2) / 1000}' | median | awk '{printf "%.1f", $1}'; }

@@ -94,9 +94,7 @@ func TestAdvUploadPackFirstOfSeveral(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
-		t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
-	}
+	sameListing(t, res, wantRefs, wantSym)
 
 	testbin.Git(t, work, "config", "--unset-all", "remote.origin.uploadpack")
 	testbin.Git(t, work, "config", "--add", "remote.origin.uploadpack", "")
@@ -160,9 +158,7 @@ func TestAdvServerUnbornLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
-		t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
-	}
+	sameListing(t, res, wantRefs, wantSym)
 }
 
 // An id in capitals is an id: git reads it and prints it as it prints
@@ -224,9 +220,7 @@ func TestAdvPathOwnerExecuteBit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
-		t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
-	}
+	sameListing(t, res, wantRefs, wantSym)
 }
 
 // git runs the ssh command from the top of the worktree whatever
@@ -271,9 +265,7 @@ func TestAdvWorkingDirectory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
-			t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
-		}
+		sameListing(t, res, wantRefs, wantSym)
 	})
 }
 
@@ -405,9 +397,7 @@ func TestAdvGitConfigVariable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
-		t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
-	}
+	sameListing(t, res, wantRefs, wantSym)
 }
 
 // The process that answered in full then exits non-zero (a wrapper, an
@@ -426,9 +416,7 @@ func TestAdvServerExitsNonZeroAfterAnswer(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v; ls-remote lists %d refs", up, err, len(wantRefs))
 		}
-		if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
-			t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
-		}
+		sameListing(t, res, wantRefs, wantSym)
 	}
 }
 
@@ -540,9 +528,7 @@ func TestAdvServerNULInLine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
-				t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
-			}
+			sameListing(t, res, wantRefs, wantSym)
 		})
 	}
 }
@@ -684,5 +670,13 @@ func TestAdvOlderProtocols(t *testing.T) {
 				t.Fatalf("listed (via %s)\n%v\n%v\nls-remote says\n%v\n%v", res.Via, res.Refs, res.Symrefs, wantRefs, wantSym)
 			}
 		})
+	}
+}
+
+// sameListing fails the test unless List listed what ls-remote says.
+func sameListing(t *testing.T, res *Result, refs, symrefs map[string]string) {
+	t.Helper()
+	if !maps.Equal(res.Refs, refs) || !maps.Equal(res.Symrefs, symrefs) {
+		t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, refs, symrefs)
 	}
 }

@@ -169,9 +169,7 @@ func TestListAsksByPrefix(t *testing.T) {
 			if res.Via != ViaPrefixes {
 				t.Fatalf("read via %s (%s), want %s", res.Via, res.Why, ViaPrefixes)
 			}
-			if !maps.Equal(res.Refs, wantRefs) || !maps.Equal(res.Symrefs, wantSym) {
-				t.Fatalf("listed\n%v\n%v\nls-remote says\n%v\n%v", res.Refs, res.Symrefs, wantRefs, wantSym)
-			}
+			sameListing(t, res, wantRefs, wantSym)
 			n, asked := sentRefs(t, trace)
 			if n != 0 {
 				t.Errorf("the server sent %d of the %d other refs", n, others)
