@@ -149,14 +149,15 @@ func (s *Shared) landedIndexFor(tips []int32, f EvidenceFilter) *landedIndex {
 	for n, i := range tips {
 		key[n] = s.oid(i)
 	}
+	k := strings.Join(key, " ")
 	s.memoMu.Lock()
 	if s.landed == nil {
 		s.landed = map[string]*landedMemo{}
 	}
-	m := s.landed[strings.Join(key, " ")]
+	m := s.landed[k]
 	if m == nil {
 		m = &landedMemo{}
-		s.landed[strings.Join(key, " ")] = m
+		s.landed[k] = m
 	}
 	s.memoMu.Unlock()
 	m.once.Do(func() { m.idx = s.buildLanded(tips, f) })

@@ -33,13 +33,13 @@ func PrefetchPlans(ctx context.Context, repo *gitcmd.Repo, shared *gitcmd.Shared
 		if r.Type != "commit" {
 			continue
 		}
-		name := r.Name
-		if strings.HasPrefix(name, "refs/remotes/") {
-			name = name[strings.LastIndexByte(name, '/')+1:]
-		} else if !strings.HasPrefix(name, "refs/heads/") {
-			continue
-		} else {
-			name = strings.TrimPrefix(name, "refs/heads/")
+		name, local := strings.CutPrefix(r.Name, "refs/heads/")
+		if !local {
+			if !strings.HasPrefix(r.Name, "refs/remotes/") {
+				continue
+			}
+			// refs/remotes/<remote>/<branch>: the last component.
+			name = r.Name[strings.LastIndexByte(r.Name, '/')+1:]
 		}
 		if run, ok := strings.CutSuffix(name, "-main"); ok && want[run] {
 			baseRun[r.OID] = run
