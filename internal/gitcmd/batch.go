@@ -499,21 +499,8 @@ func ParseCommit(obj Object) (e LogEntry, ok bool) {
 	}
 	subject, body := subjectOf(msg)
 	e.Subject = subject
-	paras := strings.Split(strings.TrimSpace(body), "\n\n")
-	if last := paras[len(paras)-1]; body != "" {
-		for _, l := range strings.Split(last, "\n") {
-			k, v, ok := strings.Cut(l, ":")
-			if !ok {
-				continue
-			}
-			switch strings.ToLower(strings.TrimSpace(k)) {
-			case "run-id":
-				e.RunIDs = append(e.RunIDs, strings.TrimSpace(v))
-			case "task-id":
-				e.TaskIDs = append(e.TaskIDs, strings.TrimSpace(v))
-			}
-		}
-	}
+	run, task := messageTrailers(msg)
+	e.RunIDs, e.TaskIDs = splitList(run), splitList(task)
 	if m := revertLine.FindStringSubmatch(body); m != nil {
 		e.Reverts = m[1]
 	}
@@ -526,30 +513,71 @@ func ParseCommit(obj Object) (e LogEntry, ok bool) {
 	return e, true
 }
 
-// subjectOf splits a commit message as git's %s reads it (pretty.c's
-// format_subject): blank lines skipped, then the lines up to one of white
-// space alone (so a CRLF message's "\r" line ends it too), each without
-// its trailing white space, joined by one space; body is what follows.
-func subjectOf(msg string) (subject, body string) {
-	blank := func(l string) bool { return strings.TrimRight(l, " \t\r\n") == "" }
-	rest := msg
-	for rest != "" {
-		l, after, _ := strings.Cut(rest, "\n")
-		if !blank(l) {
+// subjectOf splits a commit message (as %B prints it) into git's %s and
+// %b (pretty.c's parse_commit_message and format_subject): blank lines
+// skipped, then the lines up to one of white space alone (so a CRLF
+// message's "\r" line ends it too), each without its trailing white
+// space, joined by one space; body is what follows, blank lines skipped.
+// A string or the bytes of one, so that the log's parse copies nothing
+// but the subject.
+func subjectOf[S ~string | ~[]byte](msg S) (subject string, body S) {
+	i := skipBlank(msg, 0)
+	var joined []byte
+	from, to, lines := 0, 0, 0
+	for i < len(msg) {
+		start := i
+		end, next := lineAt(msg, i)
+		i = next
+		if end == start {
+			break // a blank line ends the subject
+		}
+		switch lines {
+		case 0:
+			from, to = start, end
+		case 1:
+			joined = append(joined, msg[from:to]...)
+			fallthrough
+		default:
+			joined = append(append(joined, ' '), msg[start:end]...)
+		}
+		lines++
+	}
+	body = msg[skipBlank(msg, i):]
+	if lines > 1 {
+		return string(joined), body
+	}
+	return string(msg[from:to]), body
+}
+
+// lineAt reads the line of msg at i: where its text ends, trailing white
+// space aside (i for a line of white space alone), and where the next
+// line starts.
+func lineAt[S ~string | ~[]byte](msg S, i int) (end, next int) {
+	next = i
+	for next < len(msg) && msg[next] != '\n' {
+		next++
+	}
+	end = next
+	for end > i && gitSpace(msg[end-1]) {
+		end--
+	}
+	if next < len(msg) {
+		next++ // past the newline
+	}
+	return end, next
+}
+
+// skipBlank is where the first line at or after i that is not white
+// space alone starts (pretty.c's skip_blank_lines).
+func skipBlank[S ~string | ~[]byte](msg S, i int) int {
+	for i < len(msg) {
+		end, next := lineAt(msg, i)
+		if end > i {
 			break
 		}
-		rest = after
+		i = next
 	}
-	var parts []string
-	for rest != "" {
-		l, after, _ := strings.Cut(rest, "\n")
-		rest = after
-		if blank(l) {
-			break
-		}
-		parts = append(parts, strings.TrimRight(l, " \t\r\n"))
-	}
-	return strings.Join(parts, " "), rest
+	return i
 }
 
 // DiffTrees is `git diff-tree -r --no-renames from to` read through the

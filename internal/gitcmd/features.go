@@ -44,7 +44,9 @@ type Feature struct {
 // though newer gits have them: `cat-file --batch-command` (2.36),
 // `update-ref --stdin` `symref-update` (2.46; aliases are written with
 // symbolic-ref), `rev-list --filter`; changed-path Bloom filters (2.27)
-// only make git's own `log -- <path>` faster where a commit-graph has them.
+// only make git's own `log -- <path>` faster where a commit-graph has them;
+// `%(trailers)` (2.22): the Run-Id and Task-Id trailers are read in Go
+// (trailers.go), as git 2.39 reads them whatever the configuration.
 var Features = []Feature{
 	{
 		Name:    "`git worktree list --porcelain -z`",
@@ -109,14 +111,6 @@ var Features = []Feature{
 		Where:   "claims read live from the run's remote (internal/claims/remote.go)",
 		Without: "git refuses the option",
 		Source:  "RelNotes 2.23.0, commit c3d6b70338",
-	},
-	{
-		Name:    "`%(trailers:key=…,valueonly,separator=…)` in `git log --format`",
-		Needs:   ">= 2.22",
-		Minimum: true,
-		Where:   "the Run-Id and Task-Id trailers of every commit read (internal/gitcmd/repo.go, logFormat)",
-		Without: "git prints the placeholder as text: commits would name no task",
-		Source:  "RelNotes 2.22.0",
 	},
 	{
 		Name:    "`git status --ignored=matching`",

@@ -168,9 +168,9 @@ func (p *logParser) record(rec []byte) {
 	}
 	whole := rec
 	rec = bytes.TrimLeft(rec, "\n")
-	var f [9][]byte
+	var f [logFields][]byte
 	n := 0
-	for n < 8 {
+	for n < logFields-1 {
 		i := bytes.IndexByte(rec, 0)
 		if i < 0 {
 			break
@@ -180,21 +180,25 @@ func (p *logParser) record(rec []byte) {
 	}
 	f[n] = rec
 	n++
-	// The body comes last, after a "B" so that a body starting with a
+	// The message comes last, after a "B" so that one starting with a
 	// newline never reads as the end of the record.
-	if n != 9 || bytes.IndexByte(f[8], 0) >= 0 || !bytes.HasPrefix(f[8], []byte("B")) {
+	if n != logFields || bytes.IndexByte(f[5], 0) >= 0 || !bytes.HasPrefix(f[5], []byte("B")) {
 		p.err = fmt.Errorf("log: unexpected record %q", whole)
 		return
 	}
+	msg := f[5][1:]
+	subject, body := subjectOf(msg)
 	// The tree and the subject in one string: one allocation, not two.
-	p.scratch = append(append(p.scratch[:0], f[5]...), f[2]...)
+	p.scratch = append(append(p.scratch[:0], f[2]...), subject...)
 	ts := string(p.scratch)
-	e := LogEntry{OID: p.intern(f[0], false), Subject: ts[len(f[5]):],
-		RunIDs: splitListBytes(f[3]), TaskIDs: splitListBytes(f[4]), Tree: ts[:len(f[5])]}
+	e := LogEntry{OID: p.intern(f[0], false), Subject: ts[len(f[2]):], Tree: ts[:len(f[2])]}
+	if mayHoldIDKey(msg) {
+		run, task := messageTrailers(string(msg))
+		e.RunIDs, e.TaskIDs = splitList(run), splitList(task)
+	}
 	e.Parents = p.parents(f[1])
-	e.Time = parseTime(f[7])
-	body := f[8][1:]
-	if string(f[6]) == "-" {
+	e.Time = parseTime(f[4])
+	if string(f[3]) == "-" {
 		e.Reverts = "-" // a boundary commit; LogWalk takes it out
 	} else if m := revertLine.FindSubmatch(body); m != nil {
 		e.Reverts = string(m[1])
@@ -208,14 +212,6 @@ func (p *logParser) record(rec []byte) {
 		e.Listed = ListSquashed(e.Subject, string(body))
 	}
 	p.out = append(p.out, e)
-}
-
-// splitListBytes is splitList of a field not yet copied: most are empty.
-func splitListBytes(b []byte) []string {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil
-	}
-	return splitList(string(b))
 }
 
 // parents are the ids of a "%P" field, as bytes.Fields splits it, each

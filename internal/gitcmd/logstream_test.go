@@ -115,7 +115,7 @@ func TestLogParserRoom(t *testing.T) {
 	n := 5000
 	for i := 0; i < n; i++ {
 		oid := strings.Repeat(string("0123456789abcdef"[i%16]), 8) + strings.Repeat("0", 32-len(strconv.Itoa(i))) + strconv.Itoa(i)
-		out.WriteString(oid + "\x00\x00s" + strconv.Itoa(i) + "\x00\x00\x00tree\x00\x00" + strconv.Itoa(i) + "\x00B\x00\n")
+		out.WriteString(oid + "\x00\x00tree\x00\x00" + strconv.Itoa(i) + "\x00Bs" + strconv.Itoa(i) + "\n\x00\n")
 	}
 	for _, hint := range []int{0, 100, n, 2 * n} {
 		p := newLogParser(hint)

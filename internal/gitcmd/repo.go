@@ -516,10 +516,15 @@ type LogEntry struct {
 	Author string
 }
 
-// logFormat prints what names a task: parents, subject, the Run-Id /
-// Task-Id trailers as git parses them, the tree, the boundary mark and the
-// committer date and the body (for what it reverts or was picked from).
-const logFormat = "--format=%H%x00%P%x00%s%x00%(trailers:key=Run-Id,valueonly,separator=%x2C)%x00%(trailers:key=Task-Id,valueonly,separator=%x2C)%x00%T%x00%m%x00%ct%x00B%b%x00"
+// logFormat prints what names a task: parents, the tree, the boundary
+// mark, the committer date and the message, from which the subject, the
+// Run-Id / Task-Id trailers (read as git reads them: trailers.go) and
+// what it reverts or was picked from are read. A "B" before the message
+// keeps one that starts with a newline from reading as a record's end.
+const logFormat = "--format=%H%x00%P%x00%T%x00%m%x00%ct%x00B%B%x00"
+
+// logFields is how many fields a logFormat record holds.
+const logFields = 6
 
 // LogRevs lists the commits reachable from any of include and none of
 // exclude, newest first, with what names a task (see LogEntry).
@@ -651,20 +656,22 @@ func parseLog(out []byte) ([]LogEntry, error) {
 
 // logEntry reads the fields of one record of logFormat.
 func logEntry(f []string) (LogEntry, error) {
-	// The body comes last, after a "B" so that a body starting with a
-	// newline never reads as the end of the record.
-	if len(f) != 9 || !strings.HasPrefix(f[8], "B") {
+	if len(f) != logFields || !strings.HasPrefix(f[5], "B") {
 		return LogEntry{}, fmt.Errorf("log: unexpected record %q", strings.Join(f, "\x00"))
 	}
-	e := LogEntry{OID: f[0], Parents: strings.Fields(f[1]), Subject: f[2],
-		RunIDs: splitList(f[3]), TaskIDs: splitList(f[4]), Tree: f[5]}
-	e.Time, _ = strconv.ParseInt(f[7], 10, 64)
-	body := f[8][1:]
+	msg := f[5][1:]
+	subject, body := subjectOf(msg)
+	e := LogEntry{OID: f[0], Parents: strings.Fields(f[1]), Subject: subject, Tree: f[2]}
+	if mayHoldIDKey(msg) {
+		run, task := messageTrailers(msg)
+		e.RunIDs, e.TaskIDs = splitList(run), splitList(task)
+	}
+	e.Time, _ = strconv.ParseInt(f[4], 10, 64)
 	// The lines are looked for only where their words are: a regexp
 	// anchored at each line's start tries every byte of the body, and a
 	// list reads every commit's (long ones in a repository of forge
 	// squashes, whose bodies list the squashed commits).
-	if f[6] == "-" {
+	if f[3] == "-" {
 		e.Reverts = "-" // a boundary commit; LogWalk takes it out
 	} else if strings.Contains(body, "This reverts commit ") {
 		if m := revertLine.FindStringSubmatch(body); m != nil {

@@ -275,7 +275,7 @@ func (s *Shared) readCommits(ctx context.Context, r *Repo) error {
 	clash := map[string]int32{}
 	var commits []sharedCommit
 	err := r.stream(ctx, func(out *bufio.Reader) error {
-		f := make([]string, 9)
+		f := make([]string, logFields)
 		for {
 			for k := range f {
 				field, err := out.ReadString(0)
