@@ -28,8 +28,7 @@ func landings(in Input, names *Names, bs []Branch, task []string) (map[string]*L
 		s.byName[b.Name] = task[i]
 		s.kept[task[i]] = true
 	}
-	all := append(append([]CommitInfo(nil), in.Landed...), in.LandedDefault...)
-	s.voided = reverted(all)
+	s.voided = reverted(in.Landed, in.LandedDefault)
 	s.scan(in.Landed, in.BaseShared, OnBase)
 	s.scan(in.LandedDefault, true, OnDefault)
 	for id := range s.out {

@@ -6,33 +6,50 @@ import (
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
 )
 
-// reverted maps each commit of cs that a later commit of cs reverts (and,
-// for a reverted merge, each commit the merge brought in) to the revert. A
-// revert that was itself reverted voids nothing. cs is newest first.
-func reverted(cs []CommitInfo) map[string]string {
+// reverted maps each commit of the lists that a later commit of them
+// reverts (and, for a reverted merge, each commit the merge brought in) to
+// the revert. A revert that was itself reverted voids nothing. The lists
+// are read as one, newest first; not copied into one, since the landed
+// lists of an old run hold 100,000 commits.
+func reverted(lists ...[]CommitInfo) map[string]string {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	at := func(k int) *CommitInfo {
+		for _, l := range lists {
+			if k < len(l) {
+				return &l[k]
+			}
+			k -= len(l)
+		}
+		return nil
+	}
 	// Indexed only once a revert is found: most lists hold none, and a
 	// list of many runs asks this of every run's landed commits.
 	var byOID map[string]*CommitInfo
 	index := func() {
 		if byOID == nil {
-			byOID = make(map[string]*CommitInfo, len(cs))
-			for i := range cs {
-				byOID[cs[i].OID] = &cs[i]
+			byOID = make(map[string]*CommitInfo, n)
+			for _, l := range lists {
+				for i := range l {
+					byOID[l[i].OID] = &l[i]
+				}
 			}
 		}
 	}
 	voided := map[string]string{}
-	for i := range cs {
-		c := &cs[i]
+	for i := 0; i < n; i++ {
+		c := at(i)
 		target := c.Reverts
 		if target == "" {
 			// A revert whose message lost its "This reverts commit"
 			// line still says what it reverts by name: the newest older
 			// commit of that subject.
 			if s, ok := revertedSubject(c.Subject); ok {
-				for j := i + 1; j < len(cs); j++ {
-					if cs[j].Subject == s {
-						target = cs[j].OID
+				for j := i + 1; j < n; j++ {
+					if o := at(j); o.Subject == s {
+						target = o.OID
 						break
 					}
 				}
