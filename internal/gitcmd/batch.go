@@ -2,6 +2,7 @@ package gitcmd
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -40,6 +41,9 @@ type Objects struct {
 	// pre, on a reader of Shared, is what Shared.Prefetch read for every
 	// reader: asked first.
 	pre *objectCache
+	// logged lists one commit through git's log, for a message Commit
+	// cannot read as the log does (foreignEncoding).
+	logged func(oid string) ([]LogEntry, error)
 }
 
 // What got holds at most: small objects (plans, directories), and no
@@ -89,7 +93,13 @@ func (r *Repo) ObjectReader(ctx context.Context) (*Objects, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = r.Dir
 	cmd.Env = append(environ(r.Worktree), "GIT_OPTIONAL_LOCKS=0")
-	o := &Objects{cmd: cmd}
+	o := &Objects{cmd: cmd, logged: func(oid string) ([]LogEntry, error) {
+		out, err := r.Run(ctx, "log", "--no-walk", logFormat, logEncoding, "--end-of-options", oid)
+		if err != nil {
+			return nil, err
+		}
+		return parseLog(out)
+	}}
 	cmd.Stderr = &o.stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -466,17 +476,31 @@ func (o *Objects) Commit(oid string) (LogEntry, bool, error) {
 		return LogEntry{}, false, err
 	}
 	e, ok := ParseCommit(obj)
+	if ok && o.logged != nil && foreignEncoding(obj.Data) {
+		// A message in another encoding: read as the log reads it.
+		cs, err := o.logged(obj.OID)
+		if err != nil {
+			return LogEntry{}, false, err
+		}
+		if len(cs) == 1 {
+			c := cs[0]
+			e.Subject, e.RunIDs, e.TaskIDs, e.Listed = c.Subject, c.RunIDs, c.TaskIDs, c.Listed
+			e.Reverts, e.PickedFrom = c.Reverts, c.PickedFrom
+		}
+	}
 	return e, ok, nil
 }
 
 // ParseCommit reads a commit object as Commit does, the author line too;
-// ok is false for another object.
+// ok is false for another object. A message in another encoding than
+// UTF-8 (foreignEncoding) is read as its bytes, where the log reads it
+// converted: Commit asks the log for that one.
 func ParseCommit(obj Object) (e LogEntry, ok bool) {
 	if obj.Type != "commit" {
 		return LogEntry{}, false
 	}
 	e = LogEntry{OID: obj.OID}
-	header, msg, _ := strings.Cut(string(obj.Data), "\n\n")
+	header, msg := commitParts(obj.Data)
 	for _, l := range strings.Split(header, "\n") {
 		k, v, _ := strings.Cut(l, " ")
 		switch k {
@@ -493,10 +517,6 @@ func ParseCommit(obj Object) (e LogEntry, ok bool) {
 			}
 		}
 	}
-	// git reads a message as a C string: a NUL ends it.
-	if i := strings.IndexByte(msg, 0); i >= 0 {
-		msg = msg[:i]
-	}
 	subject, body := subjectOf(msg)
 	e.Subject = subject
 	run, task := messageTrailers(msg)
@@ -511,6 +531,64 @@ func ParseCommit(obj Object) (e LogEntry, ok bool) {
 		e.Listed = ListSquashed(e.Subject, body)
 	}
 	return e, true
+}
+
+// commitParts splits a commit object into its header and the message %B
+// prints, where pretty.c's parse_commit_header puts it: after the first
+// empty line, header lines read as C strings (a NUL ends a line, and the
+// header when it starts one), the message itself up to a NUL. An object
+// git made has neither NUL; one written by hand can (hash-object
+// --literally), and the log reads it so.
+func commitParts(data []byte) (header, msg string) {
+	i := 0
+	for i < len(data) && data[i] != 0 {
+		eol := i
+		for eol < len(data) && data[eol] != '\n' && data[eol] != 0 {
+			eol++
+		}
+		if eol == i {
+			break // the empty line
+		}
+		i = eol + 1
+	}
+	header = string(data[:min(i, len(data))])
+	if i+1 >= len(data) {
+		return header, "" // no message
+	}
+	msg = string(data[i+1:])
+	if k := strings.IndexByte(msg, 0); k >= 0 {
+		msg = msg[:k]
+	}
+	return header, msg
+}
+
+// foreignEncoding says whether a commit object's header names an
+// encoding git takes for another than UTF-8 (utf8.c's same_encoding:
+// "utf-8" or "utf8" in any case is UTF-8): git log converts such a
+// message to UTF-8 (iconv, or the bytes as they are where it cannot)
+// before it reads its subject and trailers, and Go has no iconv.
+func foreignEncoding(data []byte) bool {
+	// find_commit_header: the first "encoding " line of the header, read
+	// as a C string.
+	if k := bytes.IndexByte(data, 0); k >= 0 {
+		data = data[:k]
+	}
+	for len(data) > 0 && data[0] != '\n' {
+		line := data
+		if k := bytes.IndexByte(data, '\n'); k >= 0 {
+			line, data = data[:k], data[k+1:]
+		} else {
+			data = nil
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("encoding ")); ok {
+			name := string(v)
+			if len(name) < 3 || !equalFoldASCII(name[:3], "utf") {
+				return true
+			}
+			return strings.TrimPrefix(name[3:], "-") != "8"
+		}
+	}
+	return false
 }
 
 // subjectOf splits a commit message (as %B prints it) into git's %s and

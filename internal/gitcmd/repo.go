@@ -523,6 +523,14 @@ type LogEntry struct {
 // keeps one that starts with a newline from reading as a record's end.
 const logFormat = "--format=%H%x00%P%x00%T%x00%m%x00%ct%x00B%B%x00"
 
+// logEncoding has the log write its messages in UTF-8, whatever
+// i18n.logOutputEncoding (or i18n.commitEncoding, its default) asks: git
+// converts a message to UTF-8 from its commit's encoding before it reads
+// it, and another output encoding converts the record again (to Latin-1
+// the subject and trailers were no longer the object reader's; to UTF-16
+// no record could be read).
+const logEncoding = "--encoding=UTF-8"
+
 // logFields is how many fields a logFormat record holds.
 const logFields = 6
 
@@ -557,7 +565,7 @@ func (r *Repo) logRevs(ctx context.Context, include, exclude []string, boundary 
 	// revert it undoes) even where a clock ran behind; git's default
 	// order lists a parent first when another path reaches it sooner.
 	// It is also the shared walk's order.
-	args := []string{"log", logFormat, "--date-order"}
+	args := []string{"log", logFormat, logEncoding, "--date-order"}
 	if boundary {
 		args = append(args, "--boundary")
 	}

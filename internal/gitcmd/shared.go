@@ -323,7 +323,7 @@ func (s *Shared) readCommits(ctx context.Context, r *Repo) error {
 			parentIDs = append(parentIDs, f[1]...)
 			parentEnds = append(parentEnds, int32(len(parentIDs)))
 		}
-	}, "log", "--all", "--date-order", logFormat)
+	}, "log", "--all", "--date-order", logFormat, logEncoding)
 	if errors.Is(err, errUnread) {
 		s.ids, s.text, s.mores = nil, nil, nil
 		return nil

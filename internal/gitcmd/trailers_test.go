@@ -225,3 +225,108 @@ func TestTrailersIgnoreConfiguration(t *testing.T) {
 		}
 	}
 }
+
+// hashCommit writes a commit object of exactly data (header and message)
+// and returns its id: git commit-tree writes no such header.
+func hashCommit(t *testing.T, dir, data string) string {
+	t.Helper()
+	cmd := exec.Command("git", "hash-object", "-t", "commit", "-w", "--stdin", "--literally")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(data)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// logAndObjectAgree checks that the log and the object reader read the
+// same subject and trailers of each of ids, and returns the log's.
+func logAndObjectAgree(t *testing.T, dir string, ids []string) map[string]gitcmd.LogEntry {
+	t.Helper()
+	r := open(t, dir)
+	cs, err := r.LogRevs(context.Background(), ids, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := r.ObjectReader(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	byID := map[string]gitcmd.LogEntry{}
+	for _, c := range cs {
+		byID[c.OID] = c
+		e, _, err := o.Commit(c.OID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Subject != c.Subject || !reflect.DeepEqual(e.RunIDs, c.RunIDs) || !reflect.DeepEqual(e.TaskIDs, c.TaskIDs) {
+			t.Errorf("%s: the object reads %q %q %q, the log %q %q %q", c.OID, e.Subject, e.RunIDs, e.TaskIDs, c.Subject, c.RunIDs, c.TaskIDs)
+		}
+	}
+	return byID
+}
+
+// A commit that names its message's encoding is read as git log shows
+// it, converted to UTF-8, by the object reader too. Before, ParseCommit
+// read the bytes: a Latin-1 subject or value was not the log's, and a
+// UTF-7 message's trailers ("Run+AC0-Id" is "Run-Id") were none.
+func TestEncodedCommitsReadAsTheLog(t *testing.T) {
+	dir, _ := newRepo(t)
+	tree := git(t, dir, "rev-parse", "HEAD^{tree}")
+	head := "tree " + tree + "\nauthor A <a@x> 1700000000 -0700\ncommitter A <a@x> 1700000000 -0700\n"
+	latin := hashCommit(t, dir, head+"encoding ISO-8859-1\n\nCaf\xe9\n\nRun-Id: r\xe9\nTask-Id: 2.1\n")
+	utf7 := hashCommit(t, dir, head+"encoding UTF-7\n\nTitle\n\nRun+AC0-Id: r1\nTask-Id+ADo- 2.1\n")
+	utf8 := hashCommit(t, dir, head+"encoding utf8\n\nCaf\xc3\xa9\n\nRun-Id: r2\n")
+	got := logAndObjectAgree(t, dir, []string{latin, utf7, utf8})
+	for id, want := range map[string]gitcmd.LogEntry{
+		latin: {Subject: "Caf\u00e9", RunIDs: []string{"r\u00e9"}, TaskIDs: []string{"2.1"}},
+		utf7:  {Subject: "Title", RunIDs: []string{"r1"}, TaskIDs: []string{"2.1"}},
+		utf8:  {Subject: "Caf\u00e9", RunIDs: []string{"r2"}},
+	} {
+		c := got[id]
+		if c.Subject != want.Subject || !reflect.DeepEqual(c.RunIDs, want.RunIDs) || !reflect.DeepEqual(c.TaskIDs, want.TaskIDs) {
+			t.Errorf("%s: the log reads %q %q %q, want %q %q %q", id, c.Subject, c.RunIDs, c.TaskIDs, want.Subject, want.RunIDs, want.TaskIDs)
+		}
+	}
+}
+
+// The log's messages do not move with the log output encoding, which
+// i18n.commitEncoding sets too: with it set to ISO-8859-1 the log read
+// a UTF-8 commit's "é" as Latin-1 (and with UTF-16 could read no record
+// at all), while the object reader read UTF-8.
+func TestLogIgnoresOutputEncoding(t *testing.T) {
+	dir, _ := newRepo(t)
+	tree := git(t, dir, "rev-parse", "HEAD^{tree}")
+	cmd := exec.Command("git", "commit-tree", tree)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader("Caf\u00e9\n\nRun-Id: r\u00e9\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSpace(string(out))
+	for _, cfg := range [][]string{{"i18n.commitEncoding", "ISO-8859-1"}, {"i18n.logOutputEncoding", "UTF-16"}} {
+		git(t, dir, "config", cfg[0], cfg[1])
+		c := logAndObjectAgree(t, dir, []string{id})[id]
+		if c.Subject != "Caf\u00e9" || !reflect.DeepEqual(c.RunIDs, []string{"r\u00e9"}) {
+			t.Errorf("config %v: the log reads %q %q", cfg, c.Subject, c.RunIDs)
+		}
+		git(t, dir, "config", "--unset", cfg[0])
+	}
+}
+
+// The object reader finds the message where git's log does: after the
+// first line that is empty as a C string reads it (a NUL in the header
+// ends a line there), and after a first empty line at once.
+func TestParseCommitFindsGitsMessage(t *testing.T) {
+	dir, _ := newRepo(t)
+	tree := git(t, dir, "rev-parse", "HEAD^{tree}")
+	head := "tree " + tree + "\nauthor A <a@x> 1700000000 +0000\ncommitter A <a@x> 1700000000 +0000\n"
+	ids := []string{
+		hashCommit(t, dir, head+"x-extra v\x00\nTitle\n\nRun-Id: r1\n\nT2\n\nTask-Id: 2.1\n"),
+		hashCommit(t, dir, head+"\x00Title\n\nRun-Id: r3\n"),
+	}
+	logAndObjectAgree(t, dir, ids)
+}
