@@ -349,3 +349,26 @@ func sameThroughShared(t *testing.T, dir string) *testbin.Report {
 	testbin.DecodeJSON(t, plain, &rep)
 	return &rep
 }
+
+// The answer does not move with the encoding git is told to write its
+// output in: every log the report reads asks for UTF-8. Before, under
+// i18n.logOutputEncoding = UTF-16 every log's records were unreadable
+// (the report failed), and under ISO-8859-1 subjects and trailers were
+// no longer the ones the object reader gives.
+func TestOutputEncodingDoesNotMoveTheAnswer(t *testing.T) {
+	for seed := int64(1); seed <= 3; seed++ {
+		dir := filepath.Join(t.TempDir(), fmt.Sprintf("s%d", seed))
+		randomDefault(t, dir, seed)
+		want := testbin.Taskresume(dir, nil, run, "--json")
+		wantList := testbin.Taskresume(dir, nil, "--list", "--json")
+		for _, enc := range []string{"UTF-16", "ISO-8859-1"} {
+			testbin.Git(t, dir, "config", "i18n.logOutputEncoding", enc)
+			if got := testbin.Taskresume(dir, nil, run, "--json"); got.Stdout != want.Stdout || got.Code != want.Code {
+				t.Errorf("%s, i18n.logOutputEncoding %s: the report moved:\n%s\nwant\n%s", dir, enc, got, want)
+			}
+			if got := testbin.Taskresume(dir, nil, "--list", "--json"); got.Stdout != wantList.Stdout || got.Code != wantList.Code {
+				t.Errorf("%s, i18n.logOutputEncoding %s: the list moved:\n%s\nwant\n%s", dir, enc, got, wantList)
+			}
+		}
+	}
+}

@@ -424,7 +424,7 @@ func (r *Repo) LastChange(ctx context.Context, rev string, not []string, paths [
 	if err := checkRevs([]string{rev}, not); err != nil {
 		return 0, err
 	}
-	args := []string{"log", "-1", "--format=%ct", "--end-of-options", rev}
+	args := []string{"log", "-1", "--format=%ct", logEncoding, "--end-of-options", rev}
 	for _, n := range not {
 		args = append(args, "^"+n)
 	}
@@ -451,7 +451,7 @@ func (r *Repo) LastChangeSince(ctx context.Context, rev string, since int64, pat
 	if err := checkRevs([]string{rev}); err != nil {
 		return 0, err
 	}
-	args := []string{"log", "-1", "--format=%ct", "--since=@" + strconv.FormatInt(since, 10), "--end-of-options", rev, "--"}
+	args := []string{"log", "-1", "--format=%ct", logEncoding, "--since=@" + strconv.FormatInt(since, 10), "--end-of-options", rev, "--"}
 	for _, p := range paths {
 		args = append(args, ":(top,literal)"+p)
 	}

@@ -482,7 +482,7 @@ func (r *Repo) PathChanges(ctx context.Context, rev, path string) ([]PathChange,
 		}
 		return true
 	}
-	out, err := r.RunUntil(ctx, parse, "log", "--format=%x00%H", "--raw", "--no-abbrev", "--no-renames",
+	out, err := r.RunUntil(ctx, parse, "log", "--format=%x00%H", logEncoding, "--raw", "--no-abbrev", "--no-renames",
 		"--end-of-options", rev, "--", ":(top,literal)"+path)
 	if err != nil {
 		return nil, err
@@ -523,12 +523,12 @@ type LogEntry struct {
 // keeps one that starts with a newline from reading as a record's end.
 const logFormat = "--format=%H%x00%P%x00%T%x00%m%x00%ct%x00B%B%x00"
 
-// logEncoding has the log write its messages in UTF-8, whatever
-// i18n.logOutputEncoding (or i18n.commitEncoding, its default) asks: git
-// converts a message to UTF-8 from its commit's encoding before it reads
-// it, and another output encoding converts the record again (to Latin-1
-// the subject and trailers were no longer the object reader's; to UTF-16
-// no record could be read).
+// logEncoding has the log write in UTF-8, whatever i18n.logOutputEncoding
+// (or i18n.commitEncoding, its default) asks: git converts a message to
+// UTF-8 from its commit's encoding before it reads it, and another output
+// encoding converts the whole record again, ids included (to Latin-1 the
+// subject and trailers were no longer the object reader's; to UTF-16 no
+// record could be read). Every log and rev-list --format here passes it.
 const logEncoding = "--encoding=UTF-8"
 
 // logFields is how many fields a logFormat record holds.
@@ -802,7 +802,7 @@ func (r *Repo) LogChanges(ctx context.Context, include, exclude, paths []string)
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"log", "--no-merges", "--no-abbrev", "--raw", "--full-diff", "--no-renames", "-z", "--format=%x01%H", "--stdin"}
+	args := []string{"log", "--no-merges", "--no-abbrev", "--raw", "--full-diff", "--no-renames", "-z", "--format=%x01%H", logEncoding, "--stdin"}
 	if len(paths) > 0 {
 		args = append(args, "--")
 		for _, p := range paths {

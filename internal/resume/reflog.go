@@ -79,8 +79,10 @@ func ReflogLost(ctx context.Context, repo *gitcmd.Repo, tips map[string]string) 
 	// holds is not lost. --ignore-missing drops reflog entries whose commit
 	// gc has already removed: there is nothing left of them to save. Every
 	// revision comes on stdin; there are no other arguments.
+	// --encoding=UTF-8: the subjects as the reports read them, whatever
+	// i18n.logOutputEncoding says (in UTF-16 no line could be read).
 	out, err := repo.RunInput(ctx, []byte(input.String()), "rev-list", "--no-commit-header",
-		"--format=%H %P%x00%s", "--ignore-missing", "--stdin", "--not", "--all")
+		"--format=%H %P%x00%s", "--encoding=UTF-8", "--ignore-missing", "--stdin", "--not", "--all")
 	if err != nil {
 		return nil, err
 	}

@@ -89,6 +89,25 @@ func TestReflogResetLosesWork(t *testing.T) {
 	}
 }
 
+// The lost commits are read whatever encoding git is told to write its
+// output in: in UTF-16 the subjects could not be read (the report failed),
+// in Latin-1 they were no longer the subjects every other read gives.
+func TestReflogIgnoresOutputEncoding(t *testing.T) {
+	dir := reflogRepo(t)
+	const br = "x-task-1-1-caf\u00e9"
+	reflogGit(t, dir, "switch", "-q", "-c", br)
+	reflogCommit(t, dir, "Caf\u00e9 first")
+	b := reflogCommit(t, dir, "Caf\u00e9 second")
+	reflogGit(t, dir, "reset", "-q", "--hard", "HEAD~2")
+	for _, enc := range []string{"UTF-16", "ISO-8859-1"} {
+		reflogGit(t, dir, "config", "i18n.logOutputEncoding", enc)
+		got, _ := runReflogLost(t, dir, reflogTips(t, dir, br))
+		if w := got[br]; w.Commit != b || w.Subject != "Caf\u00e9 second" || w.Count != 2 {
+			t.Errorf("i18n.logOutputEncoding %s: got %+v", enc, got)
+		}
+	}
+}
+
 func TestReflogNormalBranchNoProcess(t *testing.T) {
 	dir := reflogRepo(t)
 	const br = "x-task-1-2-b"
