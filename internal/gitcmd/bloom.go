@@ -362,6 +362,18 @@ func (cp *commitGraph) mayChange(oid []byte, q *bloomQuery) bool {
 	return true
 }
 
+// treeOf is the tree of commit oid as the graph records it (CDAT: the
+// tree's id first), false when no layer holds the commit.
+func (cp *commitGraph) treeOf(oid []byte) ([]byte, bool) {
+	for _, l := range cp.layers {
+		if i := l.find(oid); i >= 0 {
+			at := i * (l.hashLen + 16)
+			return l.data1[at : at+l.hashLen], true
+		}
+	}
+	return nil, false
+}
+
 // level is the commit's topological level (generation number v1: one
 // more than its parents' highest, a root's 1), ok false when no layer
 // holds it. Two commits' levels bound how many commits lie between them.

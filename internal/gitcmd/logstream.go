@@ -2,6 +2,7 @@ package gitcmd
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"runtime"
@@ -28,6 +29,12 @@ type logParser struct {
 	oids    map[string]string
 	next    string
 	scratch []byte
+	// graph, when set, gives the trees the log leaves out
+	// (logFormatGraphTrees); treeless are the entries it did not hold.
+	graph    *commitGraph
+	treeless []int
+	oid      []byte
+	treeHex  []byte
 }
 
 // newLogParser is a parser for a log of at least hint commits (0: not
@@ -196,9 +203,16 @@ func (p *logParser) record(rec []byte) {
 	msg := f[5][1:]
 	subject, body := subjectOf(msg)
 	// The tree and the subject in one string: one allocation, not two.
-	p.scratch = append(append(p.scratch[:0], f[2]...), subject...)
+	tree := f[2]
+	if len(tree) == 0 && p.graph != nil {
+		tree = p.graphTree(f[0])
+	}
+	p.scratch = append(append(p.scratch[:0], tree...), subject...)
 	ts := string(p.scratch)
-	e := LogEntry{OID: p.intern(f[0], false), Subject: ts[len(f[2]):], Tree: ts[:len(f[2])]}
+	e := LogEntry{OID: p.intern(f[0], false), Subject: ts[len(tree):], Tree: ts[:len(tree)]}
+	if len(tree) == 0 && p.graph != nil {
+		p.treeless = append(p.treeless, len(p.out))
+	}
 	if mayHoldIDKey(msg) {
 		run, task := messageTrailers(string(msg))
 		e.RunIDs, e.TaskIDs = splitList(run), splitList(task)
@@ -219,6 +233,25 @@ func (p *logParser) record(rec []byte) {
 		e.Listed = ListSquashed(e.Subject, string(body))
 	}
 	p.out = append(p.out, e)
+}
+
+// graphTree is the tree of the commit of hex id oid as the graph records
+// it, in hex; nil when the graph does not hold it.
+func (p *logParser) graphTree(oid []byte) []byte {
+	n := len(oid) / 2
+	if cap(p.oid) < n {
+		p.oid = make([]byte, n)
+	}
+	b := p.oid[:n]
+	if _, err := hex.Decode(b, oid); err != nil {
+		return nil
+	}
+	t, ok := p.graph.treeOf(b)
+	if !ok {
+		return nil
+	}
+	p.treeHex = hex.AppendEncode(p.treeHex[:0], t)
+	return p.treeHex
 }
 
 // parents are the ids of a "%P" field, as bytes.Fields splits it, each
