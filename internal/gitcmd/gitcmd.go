@@ -312,13 +312,13 @@ func Mark(label string) {
 	appendTo("GIT_TASKRESUME_TIMING", fmt.Sprintf("%7.2f         -- %s", ms(time.Since(started)), label))
 }
 
-// stream runs git with args and hands its standard output to read as it
-// comes: for an output too large to hold whole. git's failure wins over
-// read's.
-func (r Runner) stream(ctx context.Context, read func(*bufio.Reader) error, args ...string) error {
+// stream runs git with args, in r's environment plus env, and hands its
+// standard output to read as it comes: for an output too large to hold
+// whole. git's failure wins over read's.
+func (r Runner) stream(ctx context.Context, env []string, read func(*bufio.Reader) error, args ...string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := r.command(ctx, nil, args)
+	cmd := r.command(ctx, env, args)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()

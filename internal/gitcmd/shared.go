@@ -274,7 +274,11 @@ func (s *Shared) readCommits(ctx context.Context, r *Repo) error {
 	index := map[uint64]int32{}
 	clash := map[string]int32{}
 	var commits []sharedCommit
-	err := r.stream(ctx, func(out *bufio.Reader) error {
+	// longWalk: the walk of every commit touches every page of the packs;
+	// in git's default windows they all stay resident (118 MB for the
+	// 135,289 commits of the benchmark's largest repository, 70 MB in
+	// small windows, in as much time).
+	err := r.stream(ctx, longWalk(), func(out *bufio.Reader) error {
 		f := make([]string, logFields)
 		for {
 			for k := range f {
