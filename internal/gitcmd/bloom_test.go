@@ -51,6 +51,17 @@ func bloomGit(t *testing.T, dir string, args ...string) string {
 	return strings.TrimRight(string(out), "\n")
 }
 
+// bloomImport feeds a git fast-import stream to the repository at dir.
+func bloomImport(t *testing.T, dir, stream string) {
+	t.Helper()
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stream)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+}
+
 // The filters read here are git's: every path a commit changes (and every
 // directory above it) is in its filter, and the paths it does not change
 // mostly are not (a hash unlike git's would both miss changed paths and
@@ -177,12 +188,7 @@ func TestLongRange(t *testing.T) {
 		fmt.Fprintf(&in, "commit refs/heads/main\ncommitter A <a@x> %d +0000\ndata 2\nc\n", 1_700_000_000+i)
 		fmt.Fprintf(&in, "M 100644 inline f%d\ndata 1\nx\n\n", i%7)
 	}
-	cmd := exec.Command("git", "fast-import", "--quiet")
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(in.String())
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("fast-import: %v\n%s", err, out)
-	}
+	bloomImport(t, dir, in.String())
 	bloomGit(t, dir, "commit-graph", "write", "--reachable", "--changed-paths")
 	bloomGit(t, dir, "reset", "-q", "--hard", "main")
 	bloomGit(t, dir, "commit", "-q", "--allow-empty", "-m", "after the graph")
@@ -244,12 +250,7 @@ func TestRangeHint(t *testing.T) {
 		in.WriteString("\n")
 	}
 	in.WriteString("commit refs/heads/main\ncommitter A <a@x> 1700020000 +0000\ndata 2\nm\nmerge :11000\n\n")
-	cmd := exec.Command("git", "fast-import", "--quiet")
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(in.String())
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("fast-import: %v\n%s", err, out)
-	}
+	bloomImport(t, dir, in.String())
 	r, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,12 +31,7 @@ func TestLogTreesFromTheGraph(t *testing.T) {
 		fmt.Fprintf(&in, "M 644 inline s%d\ndata 2\n%d\n\n", i%3, i%4)
 	}
 	in.WriteString("commit refs/heads/main\ncommitter A <a@x> 1700020000 +0000\ndata 2\nm\nmerge :5300\n\n")
-	cmd := exec.Command("git", "fast-import", "--quiet")
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(in.String())
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("fast-import: %v\n%s", err, out)
-	}
+	bloomImport(t, dir, in.String())
 	bloomGit(t, dir, "commit-graph", "write", "--reachable")
 	rev := func(x string) string { return bloomGit(t, dir, "rev-parse", x) }
 	trace := filepath.Join(t.TempDir(), "trace")
