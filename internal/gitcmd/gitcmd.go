@@ -314,7 +314,8 @@ func Mark(label string) {
 
 // stream runs git with args, in r's environment plus env, and hands its
 // standard output to read as it comes: for an output too large to hold
-// whole. git's failure wins over read's.
+// whole. read's failure wins over git's (git is stopped once read fails);
+// git's failure is returned when read succeeded.
 func (r Runner) stream(ctx context.Context, env []string, read func(*bufio.Reader) error, args ...string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
