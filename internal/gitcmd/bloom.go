@@ -444,21 +444,34 @@ func decodeOID(s string) ([]byte, bool) {
 // It sizes the list the log is read into at once, which growing would
 // copy, entry by entry, while the log is read.
 func (r *Repo) rangeHint(include, exclude []string) int {
-	// A rewritten history is not looked for: the hint only sizes a list.
-	objects := r.graphObjects()
-	if objects == "" || len(include) == 0 {
-		return 0
-	}
-	oid, ok := decodeOID(strings.TrimSuffix(include[0], "^@"))
-	if !ok {
-		return 0
-	}
-	g, err := openGraph(objects, len(oid))
-	if err != nil {
+	g := r.graphFor(include)
+	if g == nil {
 		return 0
 	}
 	defer g.close()
 	return g.rangeHint(include, exclude)
+}
+
+// graphFor opens the commit-graph git reads for a walk from include, in
+// the hash its first revision is written in; nil where there is none to
+// read (graphObjects) or the revision is no commit id. The caller closes
+// it.
+func (r *Repo) graphFor(include []string) *commitGraph {
+	// A rewritten history is not looked for here: the graph's levels only
+	// size a list; what reads more of it checks rewritten itself.
+	objects := r.graphObjects()
+	if objects == "" || len(include) == 0 {
+		return nil
+	}
+	oid, ok := decodeOID(strings.TrimSuffix(include[0], "^@"))
+	if !ok {
+		return nil
+	}
+	g, err := openGraph(objects, len(oid))
+	if err != nil {
+		return nil
+	}
+	return g
 }
 
 // rangeHint is Repo.rangeHint from an open graph.

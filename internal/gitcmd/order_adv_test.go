@@ -98,19 +98,7 @@ func orderedHistory(t *testing.T, dir string, rng *rand.Rand, n, per int, leaves
 			if rng.Intn(8) == 0 {
 				np = 2
 			}
-			seen := map[int]bool{}
-			for k := 0; k < np; k++ {
-				p := max(1, i-1-rng.Intn(min(i-1, 12)))
-				if seen[p] {
-					continue
-				}
-				seen[p] = true
-				if k == 0 {
-					fmt.Fprintf(&in, "from :%d\n", p)
-				} else {
-					fmt.Fprintf(&in, "merge :%d\n", p)
-				}
-			}
+			writeParents(&in, np, func() int { return max(1, i-1-rng.Intn(min(i-1, 12))) })
 		}
 		fmt.Fprintf(&in, "M 644 inline f%d\ndata <<EOM\n%d\nEOM\n\n", i%7, i)
 		if leaves && i%5 == 0 {

@@ -589,28 +589,25 @@ func (r *Repo) logRevs(ctx context.Context, include, exclude []string, boundary 
 	if err != nil {
 		return nil, nil, err
 	}
+	// The graph, opened once: its levels size the list, and for a long
+	// range it holds (its tips are in it, so every commit below them is)
+	// it gives the trees, where git's %T costs a tenth of the log (an
+	// object made for every tree). Not where the history is rewritten
+	// (grafts, replace refs): the graph records commits as written.
+	hint, format := 0, logFormat
+	var graph *commitGraph
+	if g := r.graphFor(include); g != nil {
+		defer g.close()
+		hint = g.rangeHint(include, exclude)
+		if !boundary && hint > 0 && !r.rewritten() {
+			graph, format = g, logFormatGraphTrees
+		}
+	}
 	// --date-order: every child before its parents, as "newest first"
 	// is read (a revert before what it reverts, a re-apply before the
 	// revert it undoes) even where a clock ran behind; git's default
 	// order lists a parent first when another path reaches it sooner.
 	// It is also the shared walk's order.
-	hint := r.rangeHint(include, exclude)
-	format := logFormat
-	var graph *commitGraph
-	if !boundary && hint > 0 && !r.rewritten() {
-		// A long range the commit-graph holds (its tips are in it, so
-		// every commit below them is): the trees are read from the
-		// graph, where git's %T costs it a tenth of the log (an object
-		// made for every tree). Not where the history is rewritten
-		// (grafts, replace refs): the graph records commits as written.
-		if oid, ok := decodeOID(include[0]); ok {
-			if g, err := openGraph(r.graphObjects(), len(oid)); err == nil {
-				graph = g
-				defer g.close()
-				format = logFormatGraphTrees
-			}
-		}
-	}
 	args := []string{"log", format, logEncoding, "--date-order"}
 	if boundary {
 		args = append(args, "--boundary")
@@ -722,10 +719,8 @@ func logEntry(f []string) (LogEntry, error) {
 	msg := f[5][1:]
 	subject, body := subjectOf(msg)
 	e := LogEntry{OID: f[0], Parents: strings.Fields(f[1]), Subject: subject, Tree: f[2]}
-	if mayHoldIDKey(msg) {
-		run, task := messageTrailers(msg)
-		e.RunIDs, e.TaskIDs = splitList(run), splitList(task)
-	}
+	run, task := messageTrailers(msg)
+	e.RunIDs, e.TaskIDs = splitList(run), splitList(task)
 	e.Time, _ = strconv.ParseInt(f[4], 10, 64)
 	// The lines are looked for only where their words are: a regexp
 	// anchored at each line's start tries every byte of the body, and a

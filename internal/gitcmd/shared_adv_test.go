@@ -165,23 +165,29 @@ func randomHistory(t *testing.T, dir string, rng *rand.Rand, n int) []string {
 		fmt.Fprintf(&in, "commit refs/heads/b%d\nmark :%d\ncommitter C <c@x> %d +0000\ndata <<EOM\nc%d\nEOM\n", i, i, date, i)
 		if i > 1 && rng.Intn(12) != 0 {
 			np := 1 + rng.Intn(3)
-			seen := map[int]bool{}
-			for k := 0; k < np; k++ {
-				p := 1 + rng.Intn(i-1)
-				if seen[p] {
-					continue
-				}
-				seen[p] = true
-				if k == 0 {
-					fmt.Fprintf(&in, "from :%d\n", p)
-				} else {
-					fmt.Fprintf(&in, "merge :%d\n", p)
-				}
-			}
+			writeParents(&in, np, func() int { return 1 + rng.Intn(i-1) })
 		}
 		fmt.Fprintf(&in, "M 644 inline f%d\ndata <<EOM\n%d\nEOM\n\n", i%7, i)
 	}
 	return fastImport(t, dir, in.String())
+}
+
+// writeParents writes a fast-import commit's parent lines: up to n marks
+// drawn by pick, the first as "from", the others as "merge", each once.
+func writeParents(in *strings.Builder, n int, pick func() int) {
+	seen := map[int]bool{}
+	for k := 0; k < n; k++ {
+		p := pick()
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		if k == 0 {
+			fmt.Fprintf(in, "from :%d\n", p)
+		} else {
+			fmt.Fprintf(in, "merge :%d\n", p)
+		}
+	}
 }
 
 // fastImport feeds stream to git fast-import in dir and returns the
