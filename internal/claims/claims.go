@@ -30,6 +30,7 @@ import (
 	"unicode"
 
 	"github.com/taskresume/git-taskresume/internal/gitcmd"
+	"github.com/taskresume/git-taskresume/internal/plan"
 	"github.com/taskresume/git-taskresume/internal/version"
 )
 
@@ -38,10 +39,24 @@ const Root = "refs/taskclaims/"
 
 // Claim is one held task.
 type Claim struct {
-	Task   string `json:"task"`
+	// Task is the task's dotted id (Key): "2-1" and "2.1" are one task,
+	// so one claim, whichever way a plan spells it.
+	Task string `json:"task"`
+	// Ref is the claim's ref: its dotted spelling when that is one of
+	// Refs.
 	Ref    string `json:"ref"`
 	Commit string `json:"commit"`
-	Holder string `json:"holder"`
+	// Refs are every ref that holds this claim, each at Commit: the
+	// task's dotted and dashed spellings for a claim of this version,
+	// the plan's spelling alone for one an older version took. A renew,
+	// a release or a drop moves them all together.
+	Refs []string `json:"-"`
+	// Rivals are other claims of the same task under another spelling,
+	// at another commit: two older versions, each keyed by its own plan's
+	// spelling, both took the task. The report says so; the task is free
+	// only when every one of them has expired.
+	Rivals []*Claim `json:"-"`
+	Holder string   `json:"holder"`
 	// Version is the git-taskresume that wrote the claim ("" before
 	// versions were recorded).
 	Version string    `json:"version,omitempty"`
@@ -87,8 +102,28 @@ func (e *AliasError) Error() string {
 		c.Ref, c.Remote, c.Alias, c.Alias, c.Remote, c.Ref)
 }
 
-// Ref is the claim ref of a task.
-func Ref(run, id string) string { return Root + run + "/" + id }
+// Key is the id a task's claim is known by: its dotted spelling
+// (plan.CanonicalID). A claim must belong to the task, not to the way one
+// copy of the plan writes its id: two resumers whose plans spell it "2-1"
+// and "2.1" must see one claim.
+func Key(id string) string { return plan.CanonicalID(id) }
+
+// Ref is the claim ref of a task: under its dotted id.
+func Ref(run, id string) string { return Root + run + "/" + Key(id) }
+
+// refsOf are the refs a claim of id is written under: the dotted spelling
+// first, then the dashed one when the id has one. Earlier versions wrote
+// a claim under the plan's spelling only and read only that one, so a
+// claim written under both is seen by them too, and taking both in one
+// transaction, each expected absent, is the compare-and-swap on the task.
+func refsOf(run, id string) []string {
+	dotted := Ref(run, id)
+	dashed := Root + run + "/" + plan.DashedID(Key(id))
+	if dashed == dotted {
+		return []string{dotted}
+	}
+	return []string{dotted, dashed}
+}
 
 // DefaultHolder names this resumer when --as is not given: unique to this
 // process, so two unnamed claimers never pass for one.
@@ -132,16 +167,94 @@ func Read(ctx context.Context, repo *gitcmd.Repo, run string, now time.Time) (ma
 // FromRefs reads the claims of run from its claim refs (Root+run+"/"),
 // listed with their bodies by the caller.
 func FromRefs(refs []gitcmd.SavedRef, run string, now time.Time) map[string]*Claim {
-	res := map[string]*Claim{}
+	var read []*Claim
 	for _, r := range refs {
 		c := parse(r.Body)
 		c.Task = strings.TrimPrefix(r.Name, Root+run+"/")
 		c.Ref, c.Commit = r.Name, r.OID
 		c.Cached = c.Remote != ""
 		c.Expired = expired(c, now)
-		res[c.Task] = c
+		read = append(read, c)
+	}
+	return byTask(read)
+}
+
+// byTask gathers the claims read one per ref into one per task (Key):
+// refs of one task at one commit are one claim (Refs); another commit
+// under another spelling is a rival. The claim that holds the task is
+// the one a taker must respect first: a symbolic ref on a remote (it
+// holds its task for good), else a live claim, the earliest taken (the
+// first of two racing older versions), else an expired one.
+func byTask(read []*Claim) map[string]*Claim {
+	sort.Slice(read, func(i, j int) bool { return read[i].Ref < read[j].Ref })
+	groups := map[string][]*Claim{}
+	var order []string
+	for _, c := range read {
+		key := Key(c.Task)
+		c.Task = key
+		same := false
+		for _, g := range groups[key] {
+			if g.Commit == c.Commit && g.Alias == c.Alias {
+				g.Refs = append(g.Refs, c.Ref)
+				same = true
+				break
+			}
+		}
+		if !same {
+			if groups[key] == nil {
+				order = append(order, key)
+			}
+			c.Refs = []string{c.Ref}
+			groups[key] = append(groups[key], c)
+		}
+	}
+	res := map[string]*Claim{}
+	for _, key := range order {
+		g := groups[key]
+		for _, c := range g {
+			// The dotted ref names the claim when it holds it.
+			for _, r := range c.Refs {
+				if strings.HasSuffix(r, "/"+key) {
+					c.Ref = r
+				}
+			}
+		}
+		sort.SliceStable(g, func(i, j int) bool { return holdsFirst(g[i], g[j]) })
+		first := g[0]
+		first.Rivals = g[1:]
+		res[key] = first
 	}
 	return res
+}
+
+func holdsFirst(a, b *Claim) bool {
+	if (a.Alias != "") != (b.Alias != "") {
+		return a.Alias != ""
+	}
+	if a.Expired != b.Expired {
+		return !a.Expired
+	}
+	return a.Since.Before(b.Since)
+}
+
+// AllRefs are the refs that hold c: Refs, or Ref for a claim made by hand.
+func (c *Claim) AllRefs() []string {
+	if len(c.Refs) == 0 {
+		return []string{c.Ref}
+	}
+	return c.Refs
+}
+
+// LiveRivals are the rivals of c that have not expired, by another
+// holder: a task two resumers hold at once.
+func (c *Claim) LiveRivals() []*Claim {
+	var out []*Claim
+	for _, r := range c.Rivals {
+		if !r.Expired && (r.Holder != c.Holder || r.Alias != "") {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // expired: past its expiry, or without a readable one (a ref someone else
@@ -186,7 +299,7 @@ func Make(ctx context.Context, repo *gitcmd.Repo, run, id, holder, remote string
 	}
 	host, _ := os.Hostname()
 	msg := fmt.Sprintf("claim %s task %s\n\nholder %s\nhost %s\npid %d\nsince %s\nexpires %s\n",
-		run, id, holder, host, os.Getpid(), now.UTC().Format(time.RFC3339Nano), now.Add(ttl).UTC().Format(time.RFC3339Nano))
+		run, Key(id), holder, host, os.Getpid(), now.UTC().Format(time.RFC3339Nano), now.Add(ttl).UTC().Format(time.RFC3339Nano))
 	if remote != "" {
 		msg += "remote " + remote + "\n"
 	}

@@ -102,12 +102,14 @@ func TestSixteenClaimersThreeTasks(t *testing.T) {
 		if strings.Join(ids, " ") != "2.1 2.2 2.3" {
 			t.Fatalf("round %d: winners took %v, want 2.1 2.2 2.3", round, ids)
 		}
+		// Each claim is written under both spellings of its task's id.
 		refs := testbin.Git(t, repo, "for-each-ref", "--format=%(refname)", "refs/taskclaims/"+run+"/")
-		if len(strings.Fields(refs)) != 3 {
+		if len(strings.Fields(refs)) != 6 {
 			t.Fatalf("round %d: claim refs %q", round, refs)
 		}
 		for _, id := range ids {
 			testbin.Git(t, repo, "update-ref", "-d", "refs/taskclaims/"+run+"/"+id)
+			testbin.Git(t, repo, "update-ref", "-d", "refs/taskclaims/"+run+"/"+strings.ReplaceAll(id, ".", "-"))
 		}
 	}
 }
@@ -127,12 +129,75 @@ func TestTwoClonesRaceThroughRemote(t *testing.T) {
 			t.Fatalf("round %d: winners %v", round, ids)
 		}
 		remote := testbin.Git(t, origin, "for-each-ref", "--format=%(refname)", "refs/taskclaims/")
-		if len(strings.Fields(remote)) != 3 {
-			t.Fatalf("round %d: origin holds claims %q, want 3", round, remote)
+		if len(strings.Fields(remote)) != 6 {
+			t.Fatalf("round %d: origin holds claims %q, want 3 under two spellings each", round, remote)
 		}
 		for _, id := range ids {
 			testbin.Git(t, origin, "update-ref", "-d", "refs/taskclaims/"+run+"/"+id)
+			testbin.Git(t, origin, "update-ref", "-d", "refs/taskclaims/"+run+"/"+strings.ReplaceAll(id, ".", "-"))
 		}
+	}
+}
+
+// TestSpellingsRaceThroughRemote: half the claimers read a plan that
+// spells phase 2's ids 2-1, 2-2, 2-3, the other half one that spells them
+// 2.1, 2.2, 2.3. One task is one claim whichever spelling takes it: three
+// winners, three distinct tasks, every round.
+func TestSpellingsRaceThroughRemote(t *testing.T) { spellingsRace(t, true) }
+
+// TestSpellingsRaceWithoutAtomicPush: a remote that refuses atomic pushes
+// gets the spellings one at a time, the first moved back when the second
+// fails. Two racers may then both give a task back (fewer winners), but
+// never hold one task both.
+func TestSpellingsRaceWithoutAtomicPush(t *testing.T) { spellingsRace(t, false) }
+
+func spellingsRace(t *testing.T, atomic bool) {
+	tmp := t.TempDir()
+	src := phase2Ready(t, filepath.Join(tmp, "src"))
+	origin := filepath.Join(tmp, "origin.git")
+	testbin.Git(t, "", "clone", "-q", "--bare", src, origin)
+	if !atomic {
+		testbin.Git(t, origin, "config", "receive.advertiseAtomic", "false")
+	}
+	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
+	testbin.Git(t, "", "clone", "-q", origin, a)
+	testbin.Git(t, "", "clone", "-q", origin, b)
+	plan := filepath.Join(a, "specs", run, "plan.md")
+	text, err := os.ReadFile(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"2.1", "2.2", "2.3"} {
+		text = []byte(strings.ReplaceAll(string(text), "Task "+id+":", "Task "+strings.ReplaceAll(id, ".", "-")+":"))
+	}
+	testbin.WriteFile(t, plan, string(text))
+	testbin.Git(t, a, "commit", "-q", "-am", "Respell phase 2")
+	for round := 0; round < 5; round++ {
+		res := race(t, []string{a, b}, 8, "--remote", "origin")
+		for i := range res {
+			res[i].id = strings.ReplaceAll(res[i].id, "-", ".")
+		}
+		want := 3
+		if !atomic {
+			want = 0
+			for _, o := range res {
+				if o.code == 0 {
+					want++
+				}
+			}
+		}
+		ids := winners(t, res, want)
+		if atomic && strings.Join(ids, " ") != "2.1 2.2 2.3" {
+			t.Fatalf("round %d: winners %v", round, ids)
+		}
+		refs := testbin.Git(t, origin, "for-each-ref", "--format=delete %(refname)", "refs/taskclaims/")
+		if len(ids) == 0 {
+			continue
+		}
+		if n := strings.Count(refs, "\n") + 1; n != 2*len(ids) {
+			t.Fatalf("round %d: origin holds %d claim refs, want 3 tasks under two spellings each:\n%s", round, n, refs)
+		}
+		testbin.GitStdin(t, origin, refs+"\n", "update-ref", "--stdin")
 	}
 }
 

@@ -44,16 +44,16 @@ func ReadRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, re
 			return nil, fmt.Errorf("read the claims on %s: %s", remote, gitcmd.OneLine(err))
 		}
 		v := &View{Claims: map[string]*Claim{}, Heads: map[string]string{}}
-		oids := map[string]string{} // id to ref
+		var read []*Claim
+		oids := map[string][]string{} // id to the refs at it
 		for ref, oid := range refs {
 			if target := aliases[ref]; target != "" && strings.HasPrefix(ref, prefix) {
 				// Held, with no holder: nothing of ours may push to it.
-				task := strings.TrimPrefix(ref, prefix)
-				v.Claims[task] = &Claim{Task: task, Ref: ref, Commit: oid, Remote: remote, Alias: target}
+				read = append(read, &Claim{Task: strings.TrimPrefix(ref, prefix), Ref: ref, Commit: oid, Remote: remote, Alias: target})
 				continue
 			}
 			if strings.HasPrefix(ref, prefix) {
-				oids[oid] = ref
+				oids[oid] = append(oids[oid], ref)
 			} else if strings.HasPrefix(ref, "refs/heads/") {
 				v.Heads[ref] = oid
 			}
@@ -71,7 +71,7 @@ func ReadRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, re
 			if _, err := runRemote(ctx, w, remote, args...); err != nil {
 				args = []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--end-of-options", readFrom}
 				for _, oid := range missing {
-					args = append(args, oids[oid])
+					args = append(args, oids[oid][0])
 				}
 				if _, err := runRemote(ctx, w, remote, args...); err != nil {
 					if try < 2 {
@@ -96,18 +96,21 @@ func ReadRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd.Objects, re
 				bodies[k] = b
 			}
 		}
-		for oid, ref := range oids {
-			c := parse(bodies[oid])
-			c.Task = strings.TrimPrefix(ref, prefix)
-			c.Ref, c.Commit, c.Remote, c.Cached = ref, oid, remote, false
-			c.Expired = expired(c, now)
-			v.Claims[c.Task] = c
+		for oid, at := range oids {
+			for _, ref := range at {
+				c := parse(bodies[oid])
+				c.Task = strings.TrimPrefix(ref, prefix)
+				c.Ref, c.Commit, c.Remote, c.Cached = ref, oid, remote, false
+				c.Expired = expired(c, now)
+				read = append(read, c)
+			}
 		}
+		v.Claims = byTask(read)
 		return v, nil
 	}
 }
 
-func keys(m map[string]string) []string {
+func keys(m map[string][]string) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

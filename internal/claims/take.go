@@ -72,21 +72,31 @@ func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (claim *Claim, ag
 		}
 	}
 	for _, id := range req.Runnable {
-		old := ""
-		if c := req.Held[id]; c != nil {
+		key := Key(id)
+		// Taken over where the new claim goes: expect what is there,
+		// under every spelling (an older version's claim, or two).
+		was := map[string]string{}
+		if c := req.Held[key]; c != nil {
 			if !c.Expired {
 				continue
 			}
-			// Taken over where the new claim goes: expect what is there.
-			if req.Remote == "" || c.Remote == req.Remote && !c.Cached {
-				old = c.Commit
+			for _, c := range append([]*Claim{c}, c.Rivals...) {
+				if req.Remote == "" || c.Remote == req.Remote && !c.Cached {
+					for _, r := range c.Refs {
+						was[r] = c.Commit
+					}
+				}
 			}
 		}
-		oid, err := Make(ctx, repo, req.Run, id, req.Holder, req.Remote, req.TTL, req.Now)
+		var changes []change
+		for _, r := range refsOf(req.Run, key) {
+			changes = append(changes, change{ref: r, old: was[r]})
+		}
+		oid, err := Make(ctx, repo, req.Run, key, req.Holder, req.Remote, req.TTL, req.Now)
 		if err != nil {
 			return nil, false, err
 		}
-		if err := set(ctx, repo, req.where(), Ref(req.Run, id), oid, old, nil, req.warn); err != nil {
+		if err := set(ctx, repo, req.where(), changes, oid, nil, req.warn); err != nil {
 			if errors.Is(err, ErrTaken) {
 				continue // someone else won this one: try the next task
 			}
@@ -100,8 +110,12 @@ func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (claim *Claim, ag
 			return nil, false, err
 		}
 		host, _ := os.Hostname()
-		return &Claim{Task: id, Ref: Ref(req.Run, id), Commit: oid, Holder: req.Holder, Host: host, PID: os.Getpid(),
-			Since: req.Now.UTC(), Expires: req.Now.Add(req.TTL).UTC(), Remote: req.Remote, Version: version.Get().Version}, false, nil
+		c := &Claim{Task: key, Ref: Ref(req.Run, key), Commit: oid, Holder: req.Holder, Host: host, PID: os.Getpid(),
+			Since: req.Now.UTC(), Expires: req.Now.Add(req.TTL).UTC(), Remote: req.Remote, Version: version.Get().Version}
+		for _, ch := range changes {
+			c.Refs = append(c.Refs, ch.ref)
+		}
+		return c, false, nil
 	}
 	return nil, false, ErrNoneFree
 }
@@ -117,9 +131,14 @@ func (e *NotHolderError) Error() string {
 
 // mine is the holder's claim of id, where it lives.
 func mine(req Request, id, verb string) (*Claim, error) {
-	c := req.Held[id]
+	c := req.Held[Key(id)]
 	if c == nil {
 		return nil, fmt.Errorf("task %s is not claimed: nothing to %s (the claim was released, or dropped by a clean after it expired, or never taken)", id, verb)
+	}
+	for _, r := range c.Rivals {
+		if c.Holder != req.Holder && r.Holder == req.Holder && r.Alias == "" {
+			c = r // the holder's own claim under the other spelling
+		}
 	}
 	if c.Alias != "" {
 		return nil, &AliasError{Claim: c}
@@ -150,7 +169,23 @@ func Renew(ctx context.Context, repo *gitcmd.Repo, req Request, id string) error
 	if err != nil {
 		return err
 	}
-	if err := set(ctx, repo, place{c.Remote, req.ReadFrom}, c.Ref, oid, c.Commit, nil, req.warn); err != nil {
+	// The claim's refs move from its commit; a spelling it lacks (an
+	// older version wrote one) is added, expected absent, unless a rival
+	// holds it.
+	held := map[string]bool{}
+	for _, r := range c.Rivals {
+		for _, ref := range r.Refs {
+			held[ref] = true
+		}
+	}
+	var changes []change
+	for _, ref := range refsOf(req.Run, id) {
+		if !slices.Contains(c.Refs, ref) && !held[ref] {
+			changes = append(changes, change{ref: ref})
+		}
+	}
+	changes = append(c.changes(), changes...)
+	if err := set(ctx, repo, place{c.Remote, req.ReadFrom}, changes, oid, nil, req.warn); err != nil {
 		if errors.Is(err, ErrTaken) {
 			return lost(id, err)
 		}
@@ -165,7 +200,7 @@ func Release(ctx context.Context, repo *gitcmd.Repo, req Request, id string) err
 	if err != nil {
 		return err
 	}
-	if err := set(ctx, repo, place{c.Remote, req.ReadFrom}, c.Ref, "", c.Commit, nil, req.warn); err != nil {
+	if err := set(ctx, repo, place{c.Remote, req.ReadFrom}, c.changes(), "", nil, req.warn); err != nil {
 		if errors.Is(err, ErrTaken) {
 			return lost(id, err)
 		}
@@ -190,7 +225,20 @@ func Drop(ctx context.Context, repo *gitcmd.Repo, c *Claim, save, readFrom strin
 	if save != "" {
 		extra = append(extra, gitcmd.RefUpdate{Op: "create", Ref: save, New: c.Commit})
 	}
-	return set(ctx, repo, place{c.Remote, readFrom}, c.Ref, "", c.Commit, extra, warn)
+	return set(ctx, repo, place{c.Remote, readFrom}, c.changes(), "", extra, warn)
+}
+
+// change is one ref that set moves, from old ("" for absent).
+type change struct{ ref, old string }
+
+// changes move every ref of c from its commit.
+func (c *Claim) changes() []change {
+	refs := c.AllRefs()
+	out := make([]change, len(refs))
+	for i, r := range refs {
+		out[i] = change{ref: r, old: c.Commit}
+	}
+	return out
 }
 
 // place is where a claim lives: a remote's name (git pushes to its push
@@ -205,31 +253,46 @@ func (p place) readFrom() string {
 	return p.name
 }
 
-// set moves ref from old to newOID ("" for absent) where the claim lives:
-// this repository (remote "") or remote. Only a failed update after which
-// the ref holds a third value is ErrTaken; one after which it still holds
-// old (a lock held for a moment by a racer that then failed) is tried
-// again, twice; any other failure is git's own. extra ref updates of this
-// repository go with it: in the same transaction locally, after the push
-// for a remote.
-func set(ctx context.Context, repo *gitcmd.Repo, at place, ref, newOID, old string, extra []gitcmd.RefUpdate, warn func(string)) error {
+// set moves each ref of changes from its old value to newOID ("" for
+// absent) where the claim lives, all or none: this repository (remote "")
+// in one ref transaction, or remote in one atomic push. Only a failed
+// update after which a ref holds a third value is ErrTaken; one after
+// which every ref still holds its old value (a lock held for a moment by a
+// racer that then failed) is tried again, twice; any other failure is
+// git's own. extra ref updates of this repository go with it: in the same
+// transaction locally, after the push for a remote.
+func set(ctx context.Context, repo *gitcmd.Repo, at place, changes []change, newOID string, extra []gitcmd.RefUpdate, warn func(string)) error {
 	remote := at.name
+	refs := make([]string, len(changes))
+	for i, ch := range changes {
+		refs[i] = ch.ref
+	}
 	for try := 0; ; try++ {
 		var err error
 		if remote == "" {
-			u := gitcmd.RefUpdate{Ref: ref, New: newOID, Old: old, Op: "update"}
-			switch {
-			case old == "":
-				u.Op = "create"
-			case newOID == "":
-				u.Op = "delete"
+			var us []gitcmd.RefUpdate
+			for _, ch := range changes {
+				u := gitcmd.RefUpdate{Ref: ch.ref, New: newOID, Old: ch.old, Op: "update"}
+				switch {
+				case ch.old == "":
+					u.Op = "create"
+				case newOID == "":
+					u.Op = "delete"
+				}
+				us = append(us, u)
 			}
-			err = repo.UpdateRefs(ctx, append([]gitcmd.RefUpdate{u}, extra...))
+			err = repo.UpdateRefs(ctx, append(us, extra...))
 		} else {
-			err = push(ctx, repo, remote, ref, newOID, old)
+			err = push(ctx, repo, remote, changes, newOID)
 		}
 		if err == nil {
-			if remote != "" && old == "" {
+			var created []string
+			for _, ch := range changes {
+				if ch.old == "" {
+					created = append(created, ch.ref)
+				}
+			}
+			if remote != "" && len(created) > 0 {
 				// ls-remote lists no symbolic ref whose target is missing,
 				// so a dangling alias read as absent, and receive-pack
 				// writes through it: the push may have created its target.
@@ -237,36 +300,42 @@ func set(ctx context.Context, repo *gitcmd.Repo, at place, ref, newOID, old stri
 				// the alias it is. One ls-remote, only after a remote
 				// create (a takeover or renew expected a value that was
 				// listed as a plain ref; a delete leaves nothing to read).
-				cur, alias, rerr := current(ctx, repo, at, ref)
+				cur, aliases, rerr := current(ctx, repo, at, created)
 				if rerr != nil {
 					// Not told a claim from a write through an alias: not
 					// handed out as one (a named holder's retry reads it).
-					return fmt.Errorf("%s was pushed to %s, but reading it back (a claim, or a symbolic ref written through?) failed: %s; try again", ref, remote, gitcmd.OneLine(rerr))
+					return fmt.Errorf("%s was pushed to %s, but reading it back (a claim, or a symbolic ref written through?) failed: %s; try again", strings.Join(created, " and "), remote, gitcmd.OneLine(rerr))
 				}
-				if alias != "" {
-					return wroteThrough(ctx, repo, at, ref, alias, cur, newOID, old)
+				if len(aliases) > 0 {
+					return wroteThroughAny(ctx, repo, at, changes, aliases, cur, newOID)
 				}
 			}
 			break
 		}
-		cur, alias, rerr := current(ctx, repo, at, ref)
+		cur, aliases, rerr := current(ctx, repo, at, refs)
 		if rerr != nil {
-			return fmt.Errorf("%s (and reading %s back: %s)", err, ref, gitcmd.OneLine(rerr))
+			return fmt.Errorf("%s (and reading %s back: %s)", err, strings.Join(refs, " and "), gitcmd.OneLine(rerr))
 		}
-		if alias != "" {
+		if len(aliases) > 0 {
 			// A symbolic ref now: trying again would write through it,
 			// and a value read through it is its target's, not a claim.
-			return wroteThrough(ctx, repo, at, ref, alias, cur, newOID, old)
+			return wroteThroughAny(ctx, repo, at, changes, aliases, cur, newOID)
 		}
-		if cur == newOID && newOID != "" {
+		all := newOID != ""
+		for _, r := range refs {
+			all = all && cur[r] == newOID
+		}
+		if all {
 			break // it went through; the failure came after
 		}
-		if cur != old {
-			now := "absent"
-			if cur != "" {
-				now = "at " + cur
+		for _, ch := range changes {
+			if c := cur[ch.ref]; c != ch.old {
+				now := "absent"
+				if c != "" {
+					now = "at " + c
+				}
+				return fmt.Errorf("%w: %s is %s", ErrTaken, ch.ref, now)
 			}
-			return fmt.Errorf("%w: %s is %s", ErrTaken, ref, now)
 		}
 		if try == 2 {
 			return err
@@ -282,35 +351,86 @@ func set(ctx context.Context, repo *gitcmd.Repo, at place, ref, newOID, old stri
 	// resumer here claimed meanwhile) stays.
 	if len(extra) > 0 {
 		if err := repo.UpdateRefs(ctx, extra); err != nil && warn != nil {
-			warn(fmt.Sprintf("%s is set on %s, but its record here was not written: %s", ref, remote, gitcmd.OneLine(err)))
+			warn(fmt.Sprintf("%s is set on %s, but its record here was not written: %s", refs[0], remote, gitcmd.OneLine(err)))
 		}
 	}
 	w := repo.Runner
 	w.Write = true
-	if newOID == "" {
-		// Failing means absent already, or another copy: not ours to delete.
-		_ = repo.UpdateRefs(ctx, []gitcmd.RefUpdate{{Op: "delete", Ref: ref, Old: old}})
-		return nil
-	}
-	// --no-deref: a copy that is a symbolic ref (to a branch, say) is
-	// replaced, never the ref it points to moved.
-	if _, err := w.Run(ctx, "update-ref", "--no-deref", "--end-of-options", ref, newOID); err != nil && warn != nil {
-		warn(fmt.Sprintf("%s is set on %s, but this repository's copy was not written: %s", ref, remote, gitcmd.OneLine(err)))
+	for _, ch := range changes {
+		if newOID == "" {
+			// Failing means absent already, or another copy: not ours to delete.
+			_ = repo.UpdateRefs(ctx, []gitcmd.RefUpdate{{Op: "delete", Ref: ch.ref, Old: ch.old}})
+			continue
+		}
+		// --no-deref: a copy that is a symbolic ref (to a branch, say) is
+		// replaced, never the ref it points to moved.
+		if _, err := w.Run(ctx, "update-ref", "--no-deref", "--end-of-options", ch.ref, newOID); err != nil && warn != nil {
+			warn(fmt.Sprintf("%s is set on %s, but this repository's copy was not written: %s", ch.ref, remote, gitcmd.OneLine(err)))
+		}
 	}
 	return nil
 }
 
-// current is ref's value where the claim lives ("" when absent), and on a
-// remote the ref it points to when it is a symbolic ref there (its value
-// is then its target's). This repository's refs are written no-deref: a
-// symbolic ref here is replaced or deleted as itself.
-func current(ctx context.Context, repo *gitcmd.Repo, at place, ref string) (oid, alias string, err error) {
+// current is the value of each of refs where the claim lives (absent refs
+// are missing from the map), and on a remote the refs that are symbolic
+// refs there, to the ref each points to (its value is then its target's).
+// This repository's refs are written no-deref: a symbolic ref here is
+// replaced or deleted as itself.
+func current(ctx context.Context, repo *gitcmd.Repo, at place, refs []string) (oids, aliases map[string]string, err error) {
+	oids, aliases = map[string]string{}, map[string]string{}
 	if at.name != "" {
-		refs, aliases, err := lsRemote(ctx, repo, at.readFrom(), ref)
-		return refs[ref], aliases[ref], err
+		all, syms, err := lsRemote(ctx, repo, at.readFrom(), refs...)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, r := range refs {
+			if oid, ok := all[r]; ok {
+				oids[r] = oid
+			}
+			if t := syms[r]; t != "" {
+				aliases[r] = t
+			}
+		}
+		return oids, aliases, nil
 	}
-	out, err := repo.Run(ctx, "for-each-ref", "--format=%(objectname)", "--end-of-options", ref)
-	return strings.TrimSpace(string(out)), "", err
+	out, err := repo.Run(ctx, append([]string{"for-each-ref", "--format=%(refname) %(objectname)", "--end-of-options"}, refs...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if name, oid, ok := strings.Cut(l, " "); ok && slices.Contains(refs, name) {
+			oids[name] = oid
+		}
+	}
+	return oids, aliases, nil
+}
+
+// wroteThroughAny answers refs of a claim found to be symbolic refs on the
+// remote after a push of newOID (aliases: ref to target; cur: the refs'
+// values now). Each alias is answered by wroteThrough, which undoes a
+// write through it; a create of another spelling that the push made as a
+// plain ref is deleted again (leased on newOID, so only our own write
+// goes): the task is not ours, as if the alias had been listed.
+func wroteThroughAny(ctx context.Context, repo *gitcmd.Repo, at place, changes []change, aliases, cur map[string]string, newOID string) error {
+	var first error
+	for _, ch := range changes {
+		target := aliases[ch.ref]
+		var err error
+		switch {
+		case target != "":
+			err = wroteThrough(ctx, repo, at, ch.ref, target, cur[ch.ref], newOID, ch.old)
+		case newOID != "" && cur[ch.ref] == newOID:
+			if perr := push(ctx, repo, at.name, []change{{ref: ch.ref, old: newOID}}, ch.old); perr != nil {
+				err = fmt.Errorf("%s on %s holds the claim commit %s that was pushed with a symbolic ref of the same task; undoing it failed (%s); do it on %s: git push --force-with-lease=%s:%s %s %s:%s",
+					ch.ref, at.name, newOID, gitcmd.OneLine(perr), at.name, ch.ref, newOID, at.name, ch.old, ch.ref)
+			}
+		}
+		var alias *AliasError
+		if err != nil && (first == nil || errors.As(first, &alias) && !errors.As(err, &alias)) {
+			first = err // a failed undo says more than an alias
+		}
+	}
+	return first
 }
 
 // wroteThrough answers a remote's claim ref found to be a symbolic ref to
@@ -328,10 +448,10 @@ func wroteThrough(ctx context.Context, repo *gitcmd.Repo, at place, ref, target,
 	if newOID == "" || cur != newOID {
 		return &AliasError{Claim: c}
 	}
-	if err := push(ctx, repo, at.name, target, old, newOID); err != nil {
+	if err := push(ctx, repo, at.name, []change{{ref: target, old: newOID}}, old); err != nil {
 		// Moved since (undone, or set by someone else) is not our write
 		// any more: only a target still at newOID is left to the user.
-		if now, _, rerr := current(ctx, repo, at, target); rerr != nil || now == newOID {
+		if now, _, rerr := current(ctx, repo, at, []string{target}); rerr != nil || now[target] == newOID {
 			undo := "deleting it again"
 			if old != "" {
 				undo = "putting it back at " + old
@@ -344,19 +464,59 @@ func wroteThrough(ctx context.Context, repo *gitcmd.Repo, at place, ref, target,
 	return &AliasError{Claim: c, Undone: newOID}
 }
 
-// push sets ref on remote to newOID ("" deletes) only if it is at old
-// there ("" for absent): one push with a lease, checked by the receiving
-// git under the ref's lock. The client's pre-push hook is not run: a claim
-// is bookkeeping, not the user's work.
-func push(ctx context.Context, repo *gitcmd.Repo, remote, ref, newOID, old string) error {
+// push sets each ref of changes on remote to newOID ("" deletes) only if
+// it is at its old value there ("" for absent): one push with a lease per
+// ref, checked by the receiving git under the refs' locks, atomic when
+// there are several, so that the task's spellings are taken all or none.
+// The client's pre-push hook is not run: a claim is bookkeeping, not the
+// user's work.
+func push(ctx context.Context, repo *gitcmd.Repo, remote string, changes []change, newOID string) error {
 	w := repo.Runner
 	w.Write = true
-	out, err := runRemote(ctx, w, remote, "push", "--quiet", "--porcelain", "--no-verify", "--force-with-lease="+ref+":"+old,
-		"--end-of-options", remote, newOID+":"+ref)
+	args := []string{"push", "--quiet", "--porcelain", "--no-verify"}
+	if len(changes) > 1 {
+		args = append(args, "--atomic")
+	}
+	for _, ch := range changes {
+		args = append(args, "--force-with-lease="+ch.ref+":"+ch.old)
+	}
+	args = append(args, "--end-of-options", remote)
+	for _, ch := range changes {
+		args = append(args, newOID+":"+ch.ref)
+	}
+	out, err := runRemote(ctx, w, remote, args...)
 	if err == nil {
 		return nil
 	}
+	var ge *gitcmd.Error
+	if len(changes) > 1 && errors.As(err, &ge) && strings.Contains(ge.Stderr, "does not support --atomic push") {
+		return pushEach(ctx, repo, remote, changes, newOID)
+	}
 	return fmt.Errorf("push to %s: %s", remote, pushMessage(out, err))
+}
+
+// pushEach is push for a remote that refuses atomic pushes: the refs one
+// at a time, each leased, in order. When one fails, the ones already moved
+// are moved back (each leased on newOID, a commit only this resumer made,
+// so only its own write goes) and the failure is returned: a task whose
+// other spelling someone holds is not taken, and two racers that each got
+// one spelling both give it back. Never two holders, at worst no holder
+// for this round.
+func pushEach(ctx context.Context, repo *gitcmd.Repo, remote string, changes []change, newOID string) error {
+	for i, ch := range changes {
+		err := push(ctx, repo, remote, []change{ch}, newOID)
+		if err == nil {
+			continue
+		}
+		for _, done := range changes[:i] {
+			if uerr := push(ctx, repo, remote, []change{{ref: done.ref, old: newOID}}, done.old); uerr != nil {
+				return fmt.Errorf("%s; %s was already set to %s and moving it back failed (%s); do it on %s: git push --force-with-lease=%s:%s %s %s:%s",
+					err, done.ref, newOID, gitcmd.OneLine(uerr), remote, done.ref, newOID, remote, done.old, done.ref)
+			}
+		}
+		return err
+	}
+	return nil
 }
 
 // pushMessage is git's own account of a failed push on one line: the ref's
@@ -365,7 +525,9 @@ func push(ctx context.Context, repo *gitcmd.Repo, remote, ref, newOID, old strin
 func pushMessage(stdout []byte, err error) string {
 	var parts []string
 	for _, l := range strings.Split(string(stdout), "\n") {
-		if f := strings.Split(l, "\t"); len(f) == 3 && f[0] == "!" {
+		// One status a ref: an atomic push of a claim's spellings
+		// says the same of each.
+		if f := strings.Split(l, "\t"); len(f) == 3 && f[0] == "!" && !slices.Contains(parts, f[2]) {
 			parts = append(parts, f[2])
 		}
 	}

@@ -328,7 +328,11 @@ func (c *cleaner) dropClaims(sel *Selection, wantTask map[string]bool) {
 		if c.opts.DryRun {
 			continue
 		}
-		if err := c.repo.UpdateRefs(c.ctx, []gitcmd.RefUpdate{{Op: "delete", Ref: cl.Ref, Old: cl.Commit}}); err != nil {
+		var dels []gitcmd.RefUpdate
+		for _, r := range cl.AllRefs() {
+			dels = append(dels, gitcmd.RefUpdate{Op: "delete", Ref: r, Old: cl.Commit})
+		}
+		if err := c.repo.UpdateRefs(c.ctx, dels); err != nil {
 			a.Op, a.Reason = OpSkipClaim, "cannot drop this repository's copy: "+gitcmd.OneLine(err)
 			continue
 		}
@@ -339,7 +343,7 @@ func (c *cleaner) dropClaims(sel *Selection, wantTask map[string]bool) {
 		switch {
 		case c.opts.All:
 			reason = "--all"
-		case wantTask[cl.Task]:
+		case wantsClaim(wantTask, cl.Task):
 			reason = "--task"
 		case cl.Expired:
 			reason = "expired " + ui.When(cl.Expires)
@@ -384,11 +388,11 @@ func (c *cleaner) dropClaims(sel *Selection, wantTask map[string]bool) {
 			says = err.Error() // says that it stays, and how to remove it
 		}
 		c.add(&Action{Op: OpSkipClaim, Task: cl.Task, Ref: cl.Ref, Commit: cl.Commit, Reason: says})
-		if c.opts.All || wantTask[cl.Task] {
+		if c.opts.All || wantsClaim(wantTask, cl.Task) {
 			continue
 		}
 		for _, t := range sel.Targets {
-			if t.W.Task == cl.Task {
+			if claims.Key(t.W.Task) == cl.Task {
 				c.skip(t, "the claim of task "+cl.Task+" could not be dropped ("+why+"): its holder may be working in it")
 			}
 		}
@@ -415,7 +419,7 @@ func (c *cleaner) claimedMeanwhile(targets []*Target, wantTask map[string]bool) 
 			continue
 		}
 		why := ""
-		switch cl := held[t.W.Task]; {
+		switch cl := held[claims.Key(t.W.Task)]; {
 		case err != nil:
 			why = "the claims could not be read again before removing it: " + gitcmd.OneLine(err)
 		case cl != nil && !cl.Expired:

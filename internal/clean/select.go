@@ -214,7 +214,7 @@ func worktreeSelected(w *resume.Worktree, opts Options, wantTask, done map[strin
 // or, for a worktree whose task was not named, a live claim of its task.
 func keepReason(st *resume.State, w *resume.Worktree, opts Options, obs Observed, named bool) string {
 	skip := skipReason(w, opts, obs, named)
-	if cl := st.Claims[w.Task]; skip == "" && !named && cl != nil && (!cl.Expired || cl.Cached) {
+	if cl := st.ClaimOf(w.Task); skip == "" && !named && cl != nil && (!cl.Expired || cl.Cached) {
 		// --completed, or a stale worktree of a task claimed anew: a
 		// live claim says its holder may still be at work.
 		skip = "task " + w.Task + " is claimed by " + cl.Holder + "; --task " + w.TaskID() + " takes it all the same"
@@ -377,12 +377,26 @@ func (sel *Selection) takeBranches(brs []BranchTarget, holders map[string]string
 func claimsToDrop(st *resume.State, opts Options, wantTask map[string]bool) []*claims.Claim {
 	var out []*claims.Claim
 	for _, id := range slices.Sorted(maps.Keys(st.Claims)) {
-		c := st.Claims[id]
-		if opts.All || c.Expired || wantTask[id] {
-			out = append(out, c)
+		// A rival under the task's other spelling (two older versions
+		// each took it) is a claim of its own: dropped by the same rule.
+		for _, c := range append([]*claims.Claim{st.Claims[id]}, st.Claims[id].Rivals...) {
+			if opts.All || c.Expired || wantsClaim(wantTask, id) {
+				out = append(out, c)
+			}
 		}
 	}
 	return out
+}
+
+// wantsClaim says whether the claim of task key (its dotted id) belongs to
+// a task the options name, whichever way the plan spells the id.
+func wantsClaim(wantTask map[string]bool, key string) bool {
+	for id, want := range wantTask {
+		if want && claims.Key(id) == key {
+			return true
+		}
+	}
+	return false
 }
 
 func (sel *Selection) skipWorktree(w *resume.Worktree, reason string, obs Observed) {

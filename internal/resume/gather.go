@@ -906,6 +906,7 @@ func (g *gathering) searchLanded() (err error) {
 // addClaimProblems says what reading the remote's claims found.
 func (g *gathering) addClaimProblems() error {
 	g.rep.Problems = append(g.rep.Problems, g.st.claimProblems...)
+	g.rivalClaimProblems()
 	g.oldClaimProblems()
 	if g.st.ClaimsErr != nil {
 		g.rep.Problems = append(g.rep.Problems, Problem{Kind: ProblemRemoteClaimsUnread,

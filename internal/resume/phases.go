@@ -95,7 +95,7 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 func (st *State) buildTask(t *plan.Task, s *branches.TaskState, wt *Worktree) *Task {
 	rep := st.Report
 	tk := &Task{ID: t.ID, Name: plan.Slug(t.Title), Title: t.Title, DependsOn: append([]string{}, t.DependsOn...), Status: TaskStatus(s.Status),
-		OwnCommits: s.OwnCommits, StackParent: s.StackParent, Worktree: wt, Claim: st.Claims[t.ID]}
+		OwnCommits: s.OwnCommits, StackParent: s.StackParent, Worktree: wt, Claim: st.ClaimOf(t.ID)}
 	if s.Branch != nil {
 		tk.Branch = strp(s.Branch.Name)
 		tk.Commit = strp(s.Branch.OID)

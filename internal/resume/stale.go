@@ -34,13 +34,13 @@ func (st *State) judgeWorktrees(wts []*Worktree) {
 			// Not stale: it belongs to no task we know; --all removes it.
 			rep.Problems = append(rep.Problems, Problem{Kind: ProblemUnknownWorktree,
 				Message: fmt.Sprintf("worktree %s matches no task of the plan (git taskclean --all removes it)", w.Path)})
-		case st.Claims[w.Task] != nil && !st.Claims[w.Task].Expired:
+		case st.ClaimOf(w.Task) != nil && !st.ClaimOf(w.Task).Expired:
 			// An orchestrator holds the task: its worktree is live work
 			// (git taskclean --task or --all still removes it).
-		case st.Claims[w.Task] != nil && st.Claims[w.Task].Cached && !done[w.Task]:
+		case st.ClaimOf(w.Task) != nil && st.ClaimOf(w.Task).Cached && !done[w.Task]:
 			// Expired by this repository's copy, but the claim lives on a
 			// remote that was not read: its holder may have renewed it.
-			cl := st.Claims[w.Task]
+			cl := st.ClaimOf(w.Task)
 			rep.Problems = append(rep.Problems, Problem{Kind: ProblemClaimNotRead, Task: w.TaskID(),
 				Message: fmt.Sprintf("worktree %s: task %s is claimed on %s by %s, expired by this repository's copy; it is kept until a read with --remote %s shows the claim expired there",
 					w.Path, w.TaskID(), cl.Remote, cl.Holder, cl.Remote)})

@@ -167,6 +167,22 @@ type State struct {
 	behind map[string]branches.Branch
 }
 
+// ClaimOf is the claim of task id, whichever way id is spelled: claims
+// are kept by the task's dotted id (claims.Key).
+func (st *State) ClaimOf(id string) *claims.Claim { return st.Claims[claims.Key(id)] }
+
+// planID is the plan's spelling of the task whose claim key is key (the
+// reports name tasks as the plan does), key itself when the plan has no
+// such task.
+func (st *State) planID(key string) string {
+	if st.Plan != nil {
+		if t := st.Plan.Task(key); t != nil {
+			return t.ID
+		}
+	}
+	return key
+}
+
 // ColorSetting is git's colour setting for command ("taskresume",
 // "taskclean"): color.<command>, else color.ui; ui.StyleForSetting takes it.
 func (st *State) ColorSetting(command string) string {

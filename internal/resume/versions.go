@@ -3,6 +3,8 @@ package resume
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/taskresume/git-taskresume/internal/exit"
@@ -92,6 +94,26 @@ func (st *State) VersionError() error {
 // repository does not allow, or by a binary too old to record its version
 // while the repository asks for a minimum: another machine still runs it,
 // and hands out work by an older rule.
+// rivalClaimProblems says where one task is claimed under both spellings
+// of its id by different holders, both live: two versions that kept a
+// claim under the plan's spelling took it each from its own copy of the
+// plan. This version counts them as one task's claims, so it hands the
+// task to neither; one of the holders should release it.
+func (g *gathering) rivalClaimProblems() {
+	st := g.st
+	for _, id := range slices.Sorted(maps.Keys(st.Claims)) {
+		c := st.Claims[id]
+		if c.Expired || c.Alias != "" {
+			continue
+		}
+		for _, r := range c.LiveRivals() {
+			g.rep.Problems = append(g.rep.Problems, Problem{Kind: ProblemClaimConflict, Task: st.planID(id), Message: fmt.Sprintf(
+				"task %s is claimed twice: as %s by %s and as %s by %s (earlier versions kept a claim under the plan's spelling of the id, so two of them could each take it); one of them should release it",
+				st.planID(id), c.Ref, c.Holder, r.Ref, r.Holder)})
+		}
+	}
+}
+
 func (g *gathering) oldClaimProblems() {
 	st := g.st
 	if len(st.Gate.Requires) == 0 {
@@ -117,9 +139,9 @@ func (g *gathering) oldClaimProblems() {
 			if c.Version == "" {
 				by = "a git-taskresume too old to record its version"
 			}
-			g.rep.Problems = append(g.rep.Problems, Problem{Kind: ProblemClaimOldVersion, Task: id,
+			g.rep.Problems = append(g.rep.Problems, Problem{Kind: ProblemClaimOldVersion, Task: st.planID(id),
 				Message: fmt.Sprintf("task %s is claimed by %s with %s, which this repository does not allow (%s, %s): that machine hands out work by an older rule; upgrade it",
-					id, c.Holder, by, r.Constraint, r.Source)})
+					st.planID(id), c.Holder, by, r.Constraint, r.Source)})
 			break
 		}
 	}

@@ -126,10 +126,15 @@ func claimClones(t *testing.T, dir, src string, n int) (string, []string) {
 type heldClaim struct {
 	commit, holder string
 	expires        time.Time
+	// refs are the spellings of the task's id that hold the claim;
+	// split: another spelling holds another commit.
+	refs  int
+	split bool
 }
 
-// readClaims returns the claims of the run that dir holds, by task id (by
-// full ref name for a ref outside the run's folder).
+// readClaims returns the claims of the run that dir holds, by dotted task
+// id (by full ref name for a ref outside the run's folder). A claim is
+// written under both spellings of its id ("2.1", "2-1") at one commit.
 func readClaims(t *testing.T, dir string) map[string]heldClaim {
 	t.Helper()
 	out := testbin.Git(t, dir, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(contents)%01", "refs/taskclaims/")
@@ -156,7 +161,16 @@ func readClaims(t *testing.T, dir string) map[string]heldClaim {
 		id, ok := strings.CutPrefix(f[0], claimPrefix)
 		if !ok {
 			id = f[0]
+		} else {
+			id = strings.ReplaceAll(id, "-", ".")
 		}
+		if o, seen := m[id]; seen {
+			o.refs++
+			o.split = o.split || o.commit != c.commit
+			m[id] = o
+			continue
+		}
+		c.refs = 1
 		m[id] = c
 	}
 	return m
@@ -341,6 +355,9 @@ func (s *claimTally) judge(calls []*call, names, want []string, record map[strin
 		case !c.expires.After(now):
 			bad = true
 			problems = append(problems, fmt.Sprintf("expired claim: task %s, held by %s, expired %v", id, c.holder, c.expires))
+		case c.split || strings.Contains(id, ".") && c.refs != 2:
+			bad = true
+			problems = append(problems, fmt.Sprintf("claim of task %s is under %d spellings (split between commits: %v), want both at one commit", id, c.refs, c.split))
 		}
 	}
 	if bad {

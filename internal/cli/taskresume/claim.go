@@ -47,7 +47,7 @@ func claim(ctx context.Context, o Options, st *resume.State, stdout, stderr io.W
 	for _, ph := range rep.Phases {
 		for _, t := range ph.Tasks {
 			if t.Status != resume.TaskCompleted && t.Status != resume.TaskLanded {
-				req.NotDone[t.ID] = true
+				req.NotDone[claims.Key(t.ID)] = true
 			}
 		}
 	}
@@ -63,7 +63,12 @@ func claim(ctx context.Context, o Options, st *resume.State, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
+	// The claim is the task's (its dotted id); the task is named as the
+	// plan spells it, as --next names it.
 	id := got.Task
+	if t := st.Plan.Task(id); t != nil {
+		id = t.ID
+	}
 	if again {
 		fmt.Fprintf(stderr, "warning: %s already holds task %s (since %s): one name is one holder; give each resumer its own --as\n",
 			req.Holder, id, ui.When(got.Since))

@@ -128,7 +128,7 @@ func next(stdout io.Writer, st *resume.State, holder string) {
 		return
 	}
 	for _, id := range st.Report.Resume.Tasks {
-		if cl := st.Claims[id]; cl != nil && !cl.Expired && (holder == "" || cl.Holder != holder) {
+		if cl := st.ClaimOf(id); cl != nil && !cl.Expired && (holder == "" || cl.Holder != holder) {
 			continue
 		}
 		fmt.Fprintln(stdout, id)
