@@ -139,6 +139,10 @@ type TaskState struct {
 	// and InterruptedBranch on which branch; Leftover names an interrupted
 	// attempt beside the finished work that makes the task done.
 	Interrupted, InterruptedBranch, Leftover string
+	// StaleBase: the branch counted stands on another task's work that
+	// task's branches no longer hold (set by MarkStale, which makes the
+	// task not done).
+	StaleBase *StaleBase
 }
 
 // Verdict is the rule's answer for a run.
@@ -194,6 +198,7 @@ func Decide(in Input) Verdict {
 	d.stoppedAttempts()
 	d.creditWork()
 	d.workDoubts()
+	d.stale = d.staleBases()
 	landed, revertDoubts, voided := landings(in, d.names, d.bs, d.task)
 	d.v.Reverted = voided
 	for id, ds := range revertDoubts {
@@ -276,6 +281,9 @@ type decision struct {
 	shared map[string]*share
 	// doubts are, per task, why work that may be its was not counted.
 	doubts map[string][]string
+	// stale holds, per branch index, the dependency's work it stands on
+	// that the dependency's branches no longer hold (MarkStale decides).
+	stale map[int]*StaleBase
 }
 
 // newDecision starts a decision on in: the plan's names, the walk's graph,

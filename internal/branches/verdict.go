@@ -133,6 +133,10 @@ func (d *decision) countBranch(st *TaskState, best, own int) {
 		}
 	}
 	st.StackParent = d.stackParent(best)
+	if sb := d.stale[best]; sb != nil {
+		c := *sb
+		st.StaleBase = &c
+	}
 }
 
 // stackParent names what branch i is stacked on: a task id, or a branch

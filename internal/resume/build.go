@@ -85,6 +85,7 @@ func (st *State) build(wts []*Worktree, v branches.Verdict) {
 		}
 	} else {
 		st.buildPhases(wtByTask)
+		st.staleBaseProblems()
 		st.sharedWorkFor()
 	}
 	st.judgeWorktrees(wts)
@@ -134,4 +135,27 @@ func (st *State) renumbered(mm branches.Mismatch) bool {
 		}
 	}
 	return false
+}
+
+// staleBaseProblems says, for each task whose branch stands on a
+// dependency's discarded work, why it is not done and the one command
+// that restacks it: its own commits onto the dependency's branch as it is
+// now, else onto the base (docs/DESIGN.md, "Forced re-execution and its
+// dependents").
+func (st *State) staleBaseProblems() {
+	rep := st.Report
+	for _, s := range st.States {
+		sb := s.StaleBase
+		if sb == nil || s.Branch == nil {
+			continue
+		}
+		onto, where := sb.Onto, "onto task "+sb.Dep+"'s branch as it is now"
+		if onto == "" {
+			onto, where = rep.Base.Ref, "onto the base, as task "+sb.Dep+" has no branch"
+		}
+		rep.Problems = append(rep.Problems, Problem{Kind: ProblemStaleBase, Task: s.Task.ID, Message: fmt.Sprintf(
+			"task %s: branch %s stands on %s of task %s (up to %s) that no branch of task %s holds any more (it was forced to run again, or its branch rebuilt): not done until restacked or run again; to restack it %s: git rebase --onto %s %s %s",
+			s.Task.ID, s.Branch.Name, ui.Plural(sb.Commits, "commit"), sb.Dep, ui.Short(sb.OldTip), sb.Dep, where,
+			ui.ShellQuote(onto), sb.OldTip, ui.ShellQuote(s.Branch.Name))})
+	}
 }

@@ -1073,6 +1073,7 @@ func (g *gathering) decide() error {
 		v = branches.Decide(in)
 		if g.opts.ListRow {
 			if done, err := g.rowSquashes(v.States); done || err != nil {
+				branches.MarkStale(v.States)
 				st.States = v.States
 				st.Verdict = v
 				return err
@@ -1089,6 +1090,8 @@ func (g *gathering) decide() error {
 		if err := findSquashes(g.ctx, g.repo, g.objs, g.walk, v.States, g.taskChanges, g.cands, landed, landedDef, v.Reverted); err != nil {
 			return fmt.Errorf("look for squashed tasks: %w", err)
 		}
+		// Which dependencies landed is known only now.
+		branches.MarkStale(v.States)
 		st.States = v.States
 	} else {
 		for _, b := range g.m.Unknown {

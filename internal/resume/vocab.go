@@ -223,6 +223,10 @@ const (
 	ProblemDoubtfulWork         ProblemKind = "doubtful_work"
 	ProblemLeftoverAttempt      ProblemKind = "leftover_attempt"
 	ProblemReflogWork           ProblemKind = "reflog_work"
+	// ProblemStaleBase: a task's branch stands on a dependency's commits
+	// that the dependency's branches no longer hold (it was forced to run
+	// again): not done until restacked or run again.
+	ProblemStaleBase ProblemKind = "stale_base"
 
 	// Worktrees.
 	ProblemStaleWorktree      ProblemKind = "stale_worktree"
@@ -252,7 +256,7 @@ func AllProblemKinds() []ProblemKind {
 		ProblemNoPlan, ProblemPlanWarning, ProblemPlanDiffers, ProblemPlanDiverged,
 		ProblemBaseBehind, ProblemBaseDiverged, ProblemBaseWithoutPlan, ProblemNoRunStart,
 		ProblemUnknownBranch, ProblemEarlierPlan, ProblemBranchNamesOtherTask, ProblemDuplicateBranch, ProblemDoubtfulWork,
-		ProblemLeftoverAttempt, ProblemReflogWork,
+		ProblemLeftoverAttempt, ProblemReflogWork, ProblemStaleBase,
 		ProblemStaleWorktree, ProblemLockedWorktree, ProblemUnreadableWorktree, ProblemUnknownWorktree,
 		ProblemUnreachableCommits, ProblemStoppedOperation, ProblemLiveWorktree, ProblemSharedWorktreeWork,
 		ProblemRemoteDiffers, ProblemRemoteBranchesUnread, ProblemRemoteAmbiguous, ProblemRemoteClaimsUnread, ProblemRemoteMoved,
