@@ -38,20 +38,26 @@ const BackupRoot = resume.BackupRoot
 
 // Options are the command's flags.
 type Options struct {
-	Run           string
-	Tasks         []string
-	All           bool
-	Completed     bool
-	DryRun        bool
-	NoBackup      bool
-	OlderThan     time.Duration
-	PlanPath      string
-	PlanRunID     string // --plan-run-id: the other run id the --plan plan names, read for this run
-	Base          string
-	Cwd           string
-	Now           time.Time
-	ExpireBackups time.Duration
-	Remote        string
+	Run   string
+	Tasks []string
+	// WithDependents: --task also re-executes every task that depends on
+	// or is stacked on a task named (transitively); Only: the tasks named
+	// alone, their dependents left standing on the discarded work (they
+	// read stale_base). Without either, --task refuses when such
+	// dependents have a branch or a worktree.
+	WithDependents, Only bool
+	All                  bool
+	Completed            bool
+	DryRun               bool
+	NoBackup             bool
+	OlderThan            time.Duration
+	PlanPath             string
+	PlanRunID            string // --plan-run-id: the other run id the --plan plan names, read for this run
+	Base                 string
+	Cwd                  string
+	Now                  time.Time
+	ExpireBackups        time.Duration
+	Remote               string
 	// IgnoreLive removes worktrees in which a live process works (after
 	// saving them), for an orphaned server the user has looked at.
 	IgnoreLive bool
@@ -203,6 +209,16 @@ func checkTasks(st *resume.State, opts Options) (map[string]bool, error) {
 			return nil, exit.BadInput("--task %s: no such task in the plan of run %s", id, opts.Run)
 		}
 		want[t.ID] = true // either separator names the task: 1.1 is the plan's 1-1
+	}
+	if len(want) == 0 || opts.Only {
+		return want, nil
+	}
+	deps, landed := dependents(st, want)
+	if len(deps) > 0 && !opts.WithDependents {
+		return nil, refuseDependents(opts.Tasks, deps, landed)
+	}
+	for _, id := range deps {
+		want[id] = true
 	}
 	return want, nil
 }

@@ -31,7 +31,7 @@ func (m Mode) String() string {
 
 // cleanOnly are the flags that shape a clean; the other modes read none of
 // them, so they are refused there rather than dropped.
-var cleanOnly = []string{"task", "all", "completed", "older-than", "no-backup", "ignore-live", "drop-ignored", "base", "plan", "plan-run-id", "remote"}
+var cleanOnly = []string{"task", "with-dependents", "only", "all", "completed", "older-than", "no-backup", "ignore-live", "drop-ignored", "base", "plan", "plan-run-id", "remote"}
 
 // Options are git taskclean's flags and arguments, read once from the
 // command line by optionsFrom; run acts on them alone.
@@ -68,6 +68,9 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	}
 	if modes > 1 {
 		return o, exit.BadInput("--undo, --restore, --backups, --expire-backups, --all and --task cannot be combined")
+	}
+	if err := dependentsOption(c); err != nil {
+		return o, err
 	}
 	if c.IsSet("from") {
 		if err := fromOption(c); err != nil {
@@ -112,7 +115,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	}
 	cwd, _ := os.Getwd()
 	o.Clean = clean.Options{
-		Run: c.String("run"), Tasks: c.StringSlice("task"), All: c.Bool("all"), Completed: c.Bool("completed"),
+		Run: c.String("run"), Tasks: c.StringSlice("task"), WithDependents: c.Bool("with-dependents"), Only: c.Bool("only"), All: c.Bool("all"), Completed: c.Bool("completed"),
 		DryRun: c.Bool("dry-run"), NoBackup: c.Bool("no-backup"), OlderThan: cliutil.DurationOf(c, "older-than"),
 		ExpireBackups: cliutil.DurationOf(c, "expire-backups"), PlanPath: c.String("plan"), PlanRunID: c.String("plan-run-id"), Base: c.String("base"),
 		Cwd: cwd, Now: time.Now(), Remote: c.String("remote"),
@@ -133,6 +136,24 @@ func fromOption(c *cli.Context) error {
 		return exit.BadInput("--from %s: goes with --restore TASK|PATH (the save of that task or path clean %s made)", ui.Display(from), ui.Display(from))
 	case !clean.ValidStamp(from):
 		return exit.BadInput("--from %s: not a stamp (list them with: git taskclean --run %s --backups)", ui.Display(from), run)
+	}
+	return nil
+}
+
+// dependentsOption checks --with-dependents and --only: each says what
+// --task does with the tasks standing on the ones it names, so each needs
+// --task, and they answer the same question two ways.
+func dependentsOption(c *cli.Context) error {
+	with, only := c.Bool("with-dependents"), c.Bool("only")
+	switch {
+	case with && only:
+		return exit.BadInput("--with-dependents and --only cannot be combined: --with-dependents runs the dependents of --task again too, --only leaves them (they read stale_base)")
+	case (with || only) && !c.IsSet("task") && !c.Bool("undo") && !c.IsSet("restore") && !c.Bool("backups") && !c.IsSet("expire-backups"):
+		flag := "--only"
+		if with {
+			flag = "--with-dependents"
+		}
+		return exit.BadInput("%s goes with --task ID: it says what happens to the tasks that depend on or are stacked on ID", flag)
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ import (
 // App returns the command definition; Manual documents every flag.
 func App(stdout io.Writer) *cli.App {
 	flags := slices.Concat(
-		cliutil.Bools("all", "completed", "undo", "backups", "ignore-live", "drop-ignored", "json", "no-backup"),
+		cliutil.Bools("all", "completed", "undo", "backups", "ignore-live", "drop-ignored", "json", "no-backup", "with-dependents", "only"),
 		cliutil.Strings("run", "restore", "from", "base", "plan", "remote"),
 		cliutil.Strings("plan-run-id"),
 		[]cli.Flag{
