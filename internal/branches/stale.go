@@ -35,11 +35,25 @@ func (d *decision) staleBases() map[int]*StaleBase {
 		if t == "" || d.anc[i] == nil {
 			continue
 		}
+		// A base is below the task's own work: a commit of another task
+		// on top of it (a stray, a renumbered plan) is no base.
+		below := d.belowAll(d.creditedOn[i][t])
+		if below == nil {
+			continue
+		}
 		held := map[string][]int{} // dependency -> its commits on branch i that no branch of it holds
 		var order []string
-		d.anc[i].each(func(c int) {
+		below.each(func(c int) {
 			x := d.ownerOf(c)
 			if x == "" || x == t || d.notWork[c] && d.discarded[c] == "" || d.in.DefaultHeld[d.in.Walk[c].OID] {
+				return
+			}
+			// By its words alone, a commit of a task with no branch of
+			// its own is that task's work carried on this branch (a lower
+			// branch deleted, a renumbered plan): it is counted there,
+			// not a base gone. Only the clean's record says it was
+			// discarded.
+			if d.discarded[c] == "" && !d.hasOwnBranch(x) {
 				return
 			}
 			// A copy of the commit on a branch of x is x's work held
@@ -70,6 +84,39 @@ func (d *decision) staleBases() map[int]*StaleBase {
 		out[i] = &StaleBase{Dep: best, OldTip: d.in.Walk[tip].OID, Commits: len(held[best])}
 	}
 	return out
+}
+
+// belowAll is every commit of the walk below those of set (their
+// ancestors, without set's own); nil for an empty set.
+func (d *decision) belowAll(set []int) bitset {
+	if len(set) == 0 {
+		return nil
+	}
+	seen := newBitset(len(d.in.Walk))
+	var stack []int
+	for _, c := range set {
+		stack = append(stack, d.g.parents[c]...)
+	}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen.has(n) {
+			continue
+		}
+		seen.set(n)
+		stack = append(stack, d.g.parents[n]...)
+	}
+	return seen
+}
+
+// hasOwnBranch says whether a branch named for task x exists.
+func (d *decision) hasOwnBranch(x string) bool {
+	for j := range d.bs {
+		if d.task[j] == x {
+			return true
+		}
+	}
+	return false
 }
 
 // piecesOf is the pieces of work (a commit and its copies count as one)

@@ -133,7 +133,9 @@ func (d *decision) countBranch(st *TaskState, best, own int) {
 		}
 	}
 	st.StackParent = d.stackParent(best)
-	if sb := d.stale[best]; sb != nil {
+	// A branch counted for another task than its name's (the commits
+	// name that task) is stale for its name's task only.
+	if sb := d.stale[best]; sb != nil && sb.Dep != st.Task.ID {
 		c := *sb
 		st.StaleBase = &c
 	}

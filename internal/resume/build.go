@@ -152,10 +152,29 @@ func (st *State) staleBaseProblems() {
 		onto, where := sb.Onto, "onto task "+sb.Dep+"'s branch as it is now"
 		if onto == "" {
 			onto, where = rep.Base.Ref, "onto the base, as task "+sb.Dep+" has no branch"
+		} else if dep := st.stateOf(sb.Dep); dep != nil && dep.Branch != nil && dep.Branch.Remote != "" {
+			// Read from the remote only: its remote-tracking name.
+			onto = dep.Branch.Remote + "/" + dep.Branch.Name
+		}
+		// A branch held only as the remote's copy is made here first:
+		// rebasing a remote-tracking ref would only detach HEAD.
+		mk := ""
+		if r := s.Branch.Remote; r != "" {
+			mk = fmt.Sprintf("git branch %s %s && ", ui.ShellQuote(s.Branch.Name), ui.ShellQuote(r+"/"+s.Branch.Name))
 		}
 		rep.Problems = append(rep.Problems, Problem{Kind: ProblemStaleBase, Task: s.Task.ID, Message: fmt.Sprintf(
-			"task %s: branch %s stands on %s of task %s (up to %s) that no branch of task %s holds any more (it was forced to run again, or its branch rebuilt): not done until restacked or run again; to restack it %s: git rebase --onto %s %s %s",
+			"task %s: branch %s stands on %s of task %s (up to %s) that no branch of task %s holds any more (it was forced to run again, or its branch rebuilt): not done until restacked or run again; to restack it %s: %sgit rebase --onto %s %s %s",
 			s.Task.ID, s.Branch.Name, ui.Plural(sb.Commits, "commit"), sb.Dep, ui.Short(sb.OldTip), sb.Dep, where,
-			ui.ShellQuote(onto), sb.OldTip, ui.ShellQuote(s.Branch.Name))})
+			mk, ui.ShellQuote(onto), sb.OldTip, ui.ShellQuote(s.Branch.Name))})
 	}
+}
+
+// stateOf is the verdict on task id, nil when the plan lacks it.
+func (st *State) stateOf(id string) *branches.TaskState {
+	for i := range st.States {
+		if st.States[i].Task.ID == id {
+			return &st.States[i]
+		}
+	}
+	return nil
 }
