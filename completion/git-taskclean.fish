@@ -53,6 +53,8 @@ complete -c git-taskclean -s n -l dry-run -d 'Print every action and change noth
 complete -c git-taskclean -l json -d 'Write one JSON document instead of the action lines'
 complete -c git-taskclean -s q -l quiet -d 'No progress lines on stderr'
 complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l no-backup -d 'Do not save worktrees before removing them'
+complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups -l only' -l with-dependents -d 'With --task: run its dependents again too'
+complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups -l with-dependents' -l only -d 'With --task: that task alone (dependents go stale)'
 complete -c git-taskclean -l expire-backups -x -d "Only delete the run's saved states older than DURATION"
 complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l base -x -a '(__git_taskresume_refs)' -d 'Count own commits against REF'
 complete -c git-taskclean -n 'not __fish_seen_argument -l undo -l restore -l backups -l expire-backups' -l plan -r -F -d 'Read the plan from PATH or REV:PATH'

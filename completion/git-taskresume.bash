@@ -108,7 +108,7 @@ _git_taskclean () {
 				return ;;
 			esac
 		done
-		__gitcomp "--run= --task= --all --completed --older-than= --undo --restore= --backups --ignore-live --drop-ignored --dry-run --json --quiet --no-backup --expire-backups= --remote= --base= --plan= --plan-run-id= --version --help"
+		__gitcomp "--run= --task= --with-dependents --only --all --completed --older-than= --undo --restore= --backups --ignore-live --drop-ignored --dry-run --json --quiet --no-backup --expire-backups= --remote= --base= --plan= --plan-run-id= --version --help"
 		return ;;
 	esac
 	case "$prev" in

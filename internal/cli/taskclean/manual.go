@@ -48,9 +48,19 @@ func Manual() *manpage.Page {
 				manpage.Option{Names: []string{"--run"}, Arg: "ID", Short: "the run to clean (required)",
 					Long: "The run to clean (required): the id its branches start with."},
 				manpage.Sub("What to remove"),
-				manpage.Option{Names: []string{"--task"}, Arg: "ID", Short: "run task ID again: delete its branch and worktree",
+				manpage.Option{Names: []string{"--task"}, Arg: "ID", Short: "run task ID again [--with-dependents | --only]",
 					Long: "Force task ID to run again: delete its branch(es) and worktree, saving both. Repeatable. " +
-						"Either separator names the task (`--task 1.1` is the plan's `1-1`)."},
+						"Either separator names the task (`--task 1.1` is the plan's `1-1`). When tasks with a branch or a " +
+						"worktree of the run depend on ID (its plan `**Dependencies**`) or are stacked on its branch, taken " +
+						"transitively, it refuses, naming them, and changes nothing, unless `--with-dependents` or `--only` " +
+						"says what becomes of them; landed ones are named and kept."},
+				manpage.Option{Names: []string{"--with-dependents"}, Short: "with --task: run its dependents again too", NoSummary: true,
+					Long: "With `--task`: also delete the branches and worktrees of the tasks that depend on or are stacked on " +
+						"the tasks named, each saved as `--task` saves it (`--undo` brings them all back)."},
+				manpage.Option{Names: []string{"--only"}, Short: "with --task: that task alone (dependents go stale)", NoSummary: true,
+					Long: "With `--task`: delete the tasks named alone. A dependent whose branch holds their discarded commits " +
+						"then reads `empty` with the problem `stale_base`, whose message gives the `git rebase --onto` that " +
+						"restacks it onto the task's new branch (or the base); run it, or run the dependent again."},
 				manpage.Option{Names: []string{"--all"}, Short: "the whole run: task branches, <run>-main, worktrees",
 					Long: "The whole run: every task branch, `<run>-main` and every worktree of the run, the shared one included."},
 				manpage.Option{Names: []string{"--completed"}, Short: "also remove the worktrees of complete tasks",
@@ -141,6 +151,8 @@ func Manual() *manpage.Page {
 				manpage.Code{"git taskclean --run x1y2z3 -n", "git taskclean --run x1y2z3"},
 				manpage.Para("Make task 2.2 run again from scratch, or drop the whole run:"),
 				manpage.Code{"git taskclean --run x1y2z3 --task 2.2", "git taskclean --run x1y2z3 --all"},
+				manpage.Para("Make task 1.1 run again, and the tasks built on it with it; or 1.1 alone, then restack 1.2 as the report says:"),
+				manpage.Code{"git taskclean --run x1y2z3 --task 1.1 --with-dependents", "git taskclean --run x1y2z3 --task 1.1 --only"},
 				manpage.Para("Changed your mind: put the branches back, then a saved worktree with its uncommitted work:"),
 				manpage.Code{"git taskclean --run x1y2z3 --undo", "git taskclean --run x1y2z3 --restore 2.2"},
 				manpage.Para("Task 2.2's worktree was cleaned twice: the first clean's save, by its stamp (`--backups` lists them):"),
