@@ -111,12 +111,12 @@ func Key(id string) string { return plan.CanonicalID(id) }
 // Ref is the claim ref of a task: under its dotted id.
 func Ref(run, id string) string { return Root + run + "/" + Key(id) }
 
-// refsOf are the refs a claim of id is written under: the dotted spelling
+// RefsOf are the refs a claim of id is written under: the dotted spelling
 // first, then the dashed one when the id has one. Earlier versions wrote
 // a claim under the plan's spelling only and read only that one, so a
 // claim written under both is seen by them too, and taking both in one
 // transaction, each expected absent, is the compare-and-swap on the task.
-func refsOf(run, id string) []string {
+func RefsOf(run, id string) []string {
 	dotted := Ref(run, id)
 	dashed := Root + run + "/" + plan.DashedID(Key(id))
 	if dashed == dotted {

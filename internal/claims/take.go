@@ -89,7 +89,7 @@ func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (claim *Claim, ag
 			}
 		}
 		var changes []change
-		for _, r := range refsOf(req.Run, key) {
+		for _, r := range RefsOf(req.Run, key) {
 			changes = append(changes, change{ref: r, old: was[r]})
 		}
 		oid, err := Make(ctx, repo, req.Run, key, req.Holder, req.Remote, req.TTL, req.Now)
@@ -179,7 +179,7 @@ func Renew(ctx context.Context, repo *gitcmd.Repo, req Request, id string) error
 		}
 	}
 	var changes []change
-	for _, ref := range refsOf(req.Run, id) {
+	for _, ref := range RefsOf(req.Run, id) {
 		if !slices.Contains(c.Refs, ref) && !held[ref] {
 			changes = append(changes, change{ref: ref})
 		}

@@ -562,7 +562,7 @@ func (c *cleaner) removeInWaves(sel *Selection, wantTask map[string]bool) error 
 		}
 		c.removeAll(targets)
 	}
-	return c.deleteBranches(sel.Branches, all)
+	return c.deleteBranches(sel.Branches, all, wantTask)
 }
 
 // innerGone keeps, of a wave, the targets whose inner worktrees an earlier

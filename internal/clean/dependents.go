@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/taskresume/git-taskresume/internal/branches"
+	"github.com/taskresume/git-taskresume/internal/claims"
 	"github.com/taskresume/git-taskresume/internal/exit"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
 )
 
@@ -14,10 +16,11 @@ import (
 // "Forced re-execution and its dependents"): those whose plan
 // Dependencies name one of them (ids the plan lacks are ignored) and those
 // whose branch is stacked on one's, taken transitively. Only the ones with
-// a branch or a worktree of the run are returned in deps: a dependent
-// with nothing in git has nothing to stand on the discarded work. Landed
-// ones are in landed: their work is in the base, which the clean never
-// touches, so they are named and kept (and the walk goes on through them).
+// a branch, a worktree or a live claim of the run are returned in deps: a
+// dependent with nothing in git has nothing to stand on the discarded
+// work, and a claimed one has a holder at work on it. Landed ones are in
+// landed: their work is in the base, which the clean never touches, so
+// they are named and kept (and the walk goes on through them).
 func dependents(st *resume.State, want map[string]bool) (deps, landed []string) {
 	if st.Plan == nil {
 		return nil, nil
@@ -28,6 +31,30 @@ func dependents(st *resume.State, want map[string]bool) (deps, landed []string) 
 			hasWorktree[id] = true
 		}
 	}
+	hasBranch := map[string]bool{}
+	isLanded := map[string]bool{}
+	for _, s := range st.States {
+		hasBranch[s.Task.ID] = s.Branch != nil || len(s.Duplicates) > 0
+		isLanded[s.Task.ID] = s.Status == branches.Landed
+	}
+	reached := standOn(st, want)
+	for _, t := range st.Plan.Tasks() {
+		cl := st.ClaimOf(t.ID)
+		switch {
+		case want[t.ID] || !reached[t.ID]:
+		case isLanded[t.ID]:
+			landed = append(landed, t.ID)
+		case hasBranch[t.ID] || hasWorktree[t.ID] || cl != nil && !cl.Expired:
+			deps = append(deps, t.ID)
+		}
+	}
+	return deps, landed
+}
+
+// standOn is every task that stands on a task of want, transitively, by
+// the plan's Dependencies or by a branch stacked on another's; want's own
+// tasks are in it.
+func standOn(st *resume.State, want map[string]bool) map[string]bool {
 	// on maps a task to the tasks it stands on.
 	on := map[string][]string{}
 	for _, t := range st.Plan.Tasks() {
@@ -37,12 +64,8 @@ func dependents(st *resume.State, want map[string]bool) (deps, landed []string) 
 			}
 		}
 	}
-	hasBranch := map[string]bool{}
-	isLanded := map[string]bool{}
 	for _, s := range st.States {
 		id := s.Task.ID
-		hasBranch[id] = s.Branch != nil || len(s.Duplicates) > 0
-		isLanded[id] = s.Status == branches.Landed
 		if p := st.Plan.Task(s.StackParent); s.StackParent != "" && p != nil && p.ID != id {
 			on[id] = append(on[id], p.ID)
 		}
@@ -62,16 +85,50 @@ func dependents(st *resume.State, want map[string]bool) (deps, landed []string) 
 			}
 		}
 	}
-	for _, t := range st.Plan.Tasks() {
-		switch {
-		case want[t.ID] || !reached[t.ID]:
-		case isLanded[t.ID]:
-			landed = append(landed, t.ID)
-		case hasBranch[t.ID] || hasWorktree[t.ID]:
-			deps = append(deps, t.ID)
+	return reached
+}
+
+// claimsStay are the checks that go into the transaction deleting the
+// branches of tasks: the claim refs of every task standing on them that
+// the clean does not name, each at the value read (absent when none). A
+// resumer that claims such a task after the clean read the claims (its
+// --claim saw the dependency done) makes the deletion fail, whole: the
+// task is never held while the work it stands on is gone. Both the claim
+// and this transaction lock the claim ref, and a claim checks the
+// dependency's branch the same way, so one of the two fails.
+func claimsStay(st *resume.State, deleted []string, want map[string]bool, zero string) []gitcmd.RefUpdate {
+	if st.Plan == nil || len(deleted) == 0 {
+		return nil
+	}
+	from := map[string]bool{}
+	for _, id := range deleted {
+		if t := st.Plan.Task(id); t != nil {
+			from[t.ID] = true
 		}
 	}
-	return deps, landed
+	reached := standOn(st, from)
+	var out []gitcmd.RefUpdate
+	for _, t := range st.Plan.Tasks() {
+		if !reached[t.ID] || from[t.ID] || want[t.ID] {
+			continue
+		}
+		at := map[string]string{}
+		if c := st.ClaimOf(t.ID); c != nil && c.Remote == "" {
+			for _, c := range append([]*claims.Claim{c}, c.Rivals...) {
+				for _, r := range c.AllRefs() {
+					at[r] = c.Commit
+				}
+			}
+		}
+		for _, r := range claims.RefsOf(st.Report.RunID, t.ID) {
+			old := at[r]
+			if old == "" {
+				old = zero
+			}
+			out = append(out, gitcmd.RefUpdate{Op: "verify", Ref: r, Old: old})
+		}
+	}
+	return out
 }
 
 // refuseDependents is --task's refusal when tasks with a branch or a
@@ -87,6 +144,6 @@ func refuseDependents(tasks, deps, landed []string) error {
 	if len(landed) > 0 {
 		kept = fmt.Sprintf(" (landed, kept whatever you choose: %s)", strings.Join(landed, ", "))
 	}
-	return exit.BadInput("--task %s: %s, with a branch or worktree of the run%s; add --with-dependents to run them again too, or --only to run %s alone (they then read stale_base until restacked)",
+	return exit.BadInput("--task %s: %s, with a branch, worktree or live claim of the run%s; add --with-dependents to run them again too, or --only to run %s alone (they then read stale_base until restacked)",
 		named, who, kept, named)
 }

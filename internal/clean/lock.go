@@ -159,7 +159,9 @@ func (l *Lock) RecordTxn(commonDir string, updates []gitcmd.RefUpdate) error {
 	paths := gitcmd.LockPaths(commonDir, updates)
 	for i, p := range paths {
 		want := "-"
-		if i < len(updates) && updates[i].Op != "delete" {
+		// A delete's lock, and a verify's (git writes no value in it),
+		// stays empty.
+		if i < len(updates) && updates[i].Op != "delete" && updates[i].Op != "verify" {
 			want = updates[i].New
 		}
 		fmt.Fprintf(&b, "lock %s %s\n", want, strconv.Quote(p))

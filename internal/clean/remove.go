@@ -2,7 +2,9 @@ package clean
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/taskresume/git-taskresume/internal/claims"
@@ -245,7 +247,7 @@ func (e *deleteError) Error() string { return "delete " + e.path + ": " + e.err.
 
 // deleteBranches deletes the selected branches, each only if it still
 // points where it was read, and never one whose worktree ended up staying.
-func (c *cleaner) deleteBranches(brs []BranchTarget, targets []*Target) error {
+func (c *cleaner) deleteBranches(brs []BranchTarget, targets []*Target, wantTask map[string]bool) error {
 	kept := map[string]string{}
 	for _, t := range targets {
 		if (!t.done && !c.opts.DryRun || t.skip != nil) && t.W.Branch != "" {
@@ -298,11 +300,20 @@ func (c *cleaner) deleteBranches(brs []BranchTarget, targets []*Target) error {
 	if len(dels) == 0 || c.opts.DryRun {
 		return nil
 	}
-	if err := c.transaction(dels); err != nil {
+	var tasks []string
+	for _, bt := range deleted {
+		tasks = append(tasks, bt.Task)
+	}
+	stay := claimsStay(c.st, tasks, wantTask, strings.Repeat("0", len(dels[0].Old)))
+	if err := c.transaction(append(dels, stay...)); err != nil {
 		for _, a := range acts {
 			a.Op, a.Reason = OpSkipBranch, "not deleted"
 		}
-		return errors.New("delete branches (none deleted; a branch moved since it was read?): " + gitcmd.OneLine(err))
+		why := "a branch moved since it was read?"
+		if len(stay) > 0 {
+			why = "a branch moved since it was read, or a task standing on one was claimed meanwhile?"
+		}
+		return fmt.Errorf("delete branches (none deleted; %s): %s", why, gitcmd.OneLine(err))
 	}
 	for _, a := range acts {
 		a.Done = true

@@ -355,7 +355,10 @@ func (r *Repo) ReadBlob(ctx context.Context, rev, path string) ([]byte, error) {
 // its reflog. The expected old value is still checked, against what the
 // alias resolves to (the value every reader saw).
 type RefUpdate struct {
-	// Op is create (must not exist), delete (must be at Old) or update.
+	// Op is create (must not exist), delete (must be at Old), update, or
+	// verify (must be at Old, all zeros for absent; nothing written: the
+	// ref is locked with the others, so the transaction holds only while
+	// it is so).
 	Op       string
 	Ref      string
 	New, Old string
@@ -384,6 +387,8 @@ func writeUpdates(w io.Writer, updates []RefUpdate) {
 		switch {
 		case u.Op == "create":
 			fmt.Fprintf(w, "create %s %s\n", u.Ref, u.New)
+		case u.Op == "verify":
+			fmt.Fprintf(w, "verify %s %s\n", u.Ref, u.Old)
 		case u.Op == "delete" && u.Old == "":
 			fmt.Fprintf(w, "delete %s\n", u.Ref)
 		case u.Op == "delete":
