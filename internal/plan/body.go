@@ -55,6 +55,7 @@ func (p *parser) taskBody(num int, l string) error {
 		}
 	}
 	if v, ok := dependencyValue(l); ok {
+		t.DepsGiven = true
 		if v == "" {
 			p.depList = t
 		} else {
@@ -79,11 +80,12 @@ type dependency struct {
 	id   string
 	path string
 	line int
+	task *Task // the task whose line names it
 }
 
 func (p *parser) addDeps(num int, ids []string) {
 	for _, id := range ids {
 		p.task.DependsOn = append(p.task.DependsOn, id)
-		p.deps = append(p.deps, dependency{id, p.path, num})
+		p.deps = append(p.deps, dependency{id, p.path, num, p.task})
 	}
 }

@@ -55,9 +55,10 @@ func TestFixtures(t *testing.T) {
 		file, shape string
 		warnings    int
 	}{
-		{"example.md", "x1y2z3 | 1S:1.1,1.2 | 2P:2.1,2.2,2.3 | 3S:3.1,3.2", 0},
-		{"plugin.md", "7f3a1c | 1S:1 | 2P:2,3 | 3P:4,5", 0},
-		{"codex.md", "c0de42 | 1P:1-1,1-2 | 2S:2-1", 0},
+		// A dependency inside a parallel phase is honoured and warned.
+		{"example.md", "x1y2z3 | 1S:1.1,1.2 | 2P:2.1,2.2,2.3 | 3S:3.1,3.2", 2},
+		{"plugin.md", "7f3a1c | 1S:1 | 2P:2,3 | 3P:4,5", 1},
+		{"codex.md", "c0de42 | 1P:1-1,1-2 | 2S:2-1", 1},
 		{"segments.md", "seg001 | 1S:1,2 | 2P:3,4 | 3P:5", 0},
 		{"checklist.md", " | 1S:1.1 | 2P:2.1,2.2", 0},
 	}
@@ -511,8 +512,13 @@ func TestTaskBody(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("tasks\n got %+v\nwant %+v", got, want)
 	}
-	if len(ws) != 0 {
+	// Every dependency here is on a task of the same parallel phase: each
+	// is honoured and warned, none ignored.
+	if len(ws) != 9 || !strings.Contains(ws[0].Msg, "same parallel phase 1: 1.2 waits for it") {
 		t.Errorf("warnings %v", ws)
+	}
+	if n := p.Task("1.6").Needs; len(n) != 4 || n[3] != p.Task("1.5") {
+		t.Errorf("1.6 needs %v", n)
 	}
 	if m := p.Task("1.3").Meta; !reflect.DeepEqual(m, []string{"Task 1.1 (needs database models)", "Task 1-2 (same task, other spelling)", "[ ] 2.1 is not a dependency"}) {
 		t.Errorf("meta %q", m)
@@ -680,8 +686,10 @@ func TestParseFiles(t *testing.T) {
 	if tk := p.Task("3"); tk == nil || tk.Line != 5 || !reflect.DeepEqual(tk.DependsOn, []string{"1", "2"}) {
 		t.Errorf("task 3 %+v", tk)
 	}
-	// Dependencies are checked against the whole plan: only 7 is unknown.
-	if len(ws) != 1 || ws[0].Path != two.Path || ws[0].Line != 11 || !strings.Contains(ws[0].Msg, "dependency 7") {
+	// Dependencies are checked against the whole plan: only 7 is unknown
+	// (and 3, honoured, is in 4's parallel phase).
+	if len(ws) != 2 || ws[0].Path != two.Path || ws[0].Line != 11 || !strings.Contains(ws[0].Msg, "dependency 7") ||
+		!strings.Contains(ws[1].Msg, "dependency 3 of task 4 is a task of the same parallel phase 2") {
 		t.Errorf("warnings %v", ws)
 	}
 

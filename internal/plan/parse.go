@@ -150,6 +150,9 @@ func (p *parser) parseAll(files []File) {
 			p.warnf(d.line, "dependency %s names no task of this plan", d.id)
 		}
 	}
+	if !p.unread {
+		p.orderDependencies()
+	}
 	// Last, once every task is known (checklist tasks included), so that the
 	// warnings above still reach the user when the plan is refused.
 	p.checkBranchNames()

@@ -21,11 +21,21 @@ type Task struct {
 	Size      string   // "M" from "(M - 2h)", "(M)" or a "**Complexity**: M (4h)" line; "" when absent
 	Estimate  string   // "2h"; "" when absent
 	DependsOn []string // ids named by a **Dependencies** line (or its bullet list), as written; nil for none / "None"
-	Meta      []string // bullet lines under the task, marker ("- " / "* " / "+ ") stripped, trimmed
-	Files     []string // paths a Files line (or list, or a checklist's files: field) names; see NamesFile
-	Path      string   // file the task was read from (matters for split plans)
-	Line      int      // 1-based line of the heading
-	Phase     *Phase   // the phase that holds it
+	// DepsGiven: the task has a Dependencies line, "None" too (a task
+	// without one depends, under the deps schedule, on every task of the
+	// earlier phases).
+	DepsGiven bool
+	// Needs are the tasks DependsOn names that scheduling honours, each
+	// once, in the order named: not an id the plan lacks, not the task
+	// itself, not a task of a later phase or a later task of its own
+	// sequential phase, not a dependency in a cycle (each of those is a
+	// warning). Set by Parse; nil on a plan built by hand.
+	Needs []*Task
+	Meta  []string // bullet lines under the task, marker ("- " / "* " / "+ ") stripped, trimmed
+	Files []string // paths a Files line (or list, or a checklist's files: field) names; see NamesFile
+	Path  string   // file the task was read from (matters for split plans)
+	Line  int      // 1-based line of the heading
+	Phase *Phase   // the phase that holds it
 }
 
 // Phase is one "Phase <n>" heading with the tasks that follow it up to the

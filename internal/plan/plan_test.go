@@ -51,7 +51,9 @@ func TestExamplePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ws) != 0 {
+	// 2.3 depends on 2.1 and 2.2 of its own parallel phase: honoured, and
+	// said at the line that names them.
+	if len(ws) != 2 || ws[0].Line != 23 || ws[0].Msg != "dependency 2.1 of task 2.3 is a task of the same parallel phase 2: 2.3 waits for it rather than start with the phase" || ws[1].Line != 23 {
 		t.Errorf("warnings: %v", ws)
 	}
 	if p.Path != "specs/x1y2z3/plan.md" || p.RunID != "x1y2z3" || p.RunIDLine != 3 {
@@ -125,7 +127,7 @@ func TestExamplePlan(t *testing.T) {
 // with the same line numbers.
 func TestLineEndings(t *testing.T) {
 	lf := readExample(t)
-	ref, _ := mustParse(t, string(lf))
+	ref, refWs := mustParse(t, string(lf))
 	variants := map[string]string{
 		"crlf":        strings.ReplaceAll(string(lf), "\n", "\r\n"),
 		"cr":          strings.ReplaceAll(string(lf), "\n", "\r"),
@@ -137,8 +139,8 @@ func TestLineEndings(t *testing.T) {
 	for name, src := range variants {
 		t.Run(name, func(t *testing.T) {
 			p, ws := mustParse(t, src)
-			if len(ws) != 0 {
-				t.Errorf("warnings: %v", ws)
+			if !reflect.DeepEqual(ws, refWs) {
+				t.Errorf("warnings: %v, want %v", ws, refWs)
 			}
 			if p.RunID != ref.RunID || p.RunIDLine != ref.RunIDLine {
 				t.Errorf("run id %q@%d, want %q@%d", p.RunID, p.RunIDLine, ref.RunID, ref.RunIDLine)

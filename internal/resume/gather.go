@@ -310,6 +310,9 @@ func (g *gathering) applyConfig() error {
 	if g.cfgRequires, err = configRequirement(cfg); err != nil {
 		return err
 	}
+	if st.Schedule, err = scheduleOf(g.opts.Schedule, cfg["taskresume.schedule"]); err != nil {
+		return err
+	}
 	if t := cfg["taskresume.remotetimeout"]; t != "" {
 		d, err := time.ParseDuration(t)
 		if err != nil || d <= 0 {

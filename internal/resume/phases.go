@@ -71,8 +71,24 @@ func (st *State) buildPhases(wtByTask map[string]*Worktree) {
 		all = append(all, ph.Tasks...)
 	}
 	st.markLive(all)
-	if resumeAt >= 0 {
-		rep.Resume = st.resumePoint(st.Plan.Phases[resumeAt], rep.Phases[resumeAt])
+	rep.Resume = st.schedule(resumeAt)
+	if st.Schedule == ScheduleDeps {
+		// A later phase is not blocked while a task of it may start or
+		// has been done.
+		for i := range rep.Phases {
+			ph := &rep.Phases[i]
+			if ph.Status != PhaseBlocked {
+				continue
+			}
+			for _, tk := range ph.Tasks {
+				switch {
+				case tk.Status.Done():
+					ph.Status = PhaseInProgress
+				case tk.Runnable && ph.Status == PhaseBlocked:
+					ph.Status = PhaseNotStarted
+				}
+			}
+		}
 	}
 	rep.FromPhase = st.fromPhase
 	switch {
@@ -186,35 +202,4 @@ func (st *State) markLive(tasks []*Task) {
 		st.Report.Problems = append(st.Report.Problems, Problem{Kind: ProblemLiveWorktree, Task: tk.ID,
 			Message: fmt.Sprintf("task %s is %s, but a process works in %s (pid %d: %s): not offered until it stops, and a plain clean leaves it", tk.ID, tk.Status, dir, ps[0].PID, ps[0].Command)})
 	}
-}
-
-// resumePoint: in a parallel phase every incomplete task runs
-// at once; in a sequential one only the first. A task in conflict is never
-// runnable: a third branch would only deepen the conflict.
-func (st *State) resumePoint(ph *plan.Phase, out Phase) *Resume {
-	r := &Resume{Phase: ph.Number, Mode: PhaseMode(ph.Mode), Kind: ResumePhaseBoundary, Tasks: []string{}}
-	for _, tk := range out.Tasks {
-		if tk.Status.Done() {
-			r.Kind = ResumeMidPhase
-		}
-	}
-	for _, tk := range out.Tasks {
-		if tk.Status.Done() {
-			continue
-		}
-		if tk.Live != "" {
-			// Someone is still at it: offering it would start a second
-			// agent on the same work.
-			if ph.Mode == plan.Sequential {
-				break
-			}
-			continue
-		}
-		tk.Runnable = true
-		r.Tasks = append(r.Tasks, tk.ID)
-		if ph.Mode == plan.Sequential {
-			break
-		}
-	}
-	return r
 }

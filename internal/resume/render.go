@@ -153,10 +153,13 @@ func branchNote(t *Task) string {
 	return note
 }
 
-// taskNotes are what the report says of a task after its branch: how it
-// landed, its other branches, its claim.
+// taskNotes are what the report says of a task after its branch: what it
+// waits for, how it landed, its other branches, its claim.
 func taskNotes(t *Task) []string {
 	var notes []string
+	if len(t.WaitsFor) > 0 {
+		notes = append(notes, "waits for "+strings.Join(t.WaitsFor, ", "))
+	}
 	if t.Landed != nil {
 		notes = append(notes, landingText(t.Landed))
 	}
@@ -231,9 +234,12 @@ func resumeLine(rep *Report) string {
 	}
 	rs := rep.Resume
 	kind := strings.ReplaceAll(string(rs.Kind), "_", " ")
+	if rs.Schedule == ScheduleDeps {
+		kind += ", schedule deps"
+	}
 	switch {
 	case len(rs.Tasks) == 0:
-		return fmt.Sprintf("Resume at phase %d (%s, %s): nothing runnable until the conflicts below are resolved.", rs.Phase, rs.Mode, kind)
+		return fmt.Sprintf("Resume at phase %d (%s, %s): no task may start now: each one left waits for another or is at work.", rs.Phase, rs.Mode, kind)
 	case len(rs.Tasks) == 1:
 		return fmt.Sprintf("Resume at phase %d (%s, %s): run task %s.", rs.Phase, rs.Mode, kind, rs.Tasks[0])
 	}

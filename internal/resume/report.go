@@ -114,6 +114,10 @@ type Task struct {
 	Claim *claims.Claim `json:"claim"`
 	// DependsOn are the ids the plan's Dependencies line names, as written.
 	DependsOn []string `json:"depends_on"`
+	// WaitsFor are the tasks not done (ids as their headings write them)
+	// this task waits for under the report's schedule: it is not offered
+	// while any is left. Absent for a task that waits for nothing.
+	WaitsFor []string `json:"waits_for,omitempty"`
 	// Interrupted says, for an interrupted task, why its last attempt
 	// stopped and where.
 	Interrupted *Interruption `json:"interrupted,omitempty"`
@@ -203,6 +207,9 @@ type Resume struct {
 	Mode  PhaseMode  `json:"mode"`
 	Kind  ResumeKind `json:"kind"`
 	Tasks []string   `json:"tasks"`
+	// Schedule is "deps" when the tasks were chosen by dependencies
+	// (--schedule deps); absent under the default, phases.
+	Schedule Schedule `json:"schedule,omitempty"`
 }
 
 // LastCommit is the newest tip of a finished task branch.

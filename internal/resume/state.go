@@ -27,6 +27,9 @@ type Options struct {
 	Base string
 	// FromPhase puts phases numbered below it out of scope.
 	FromPhase int
+	// Schedule is --schedule: "phases" or "deps"; "" takes git config
+	// taskresume.schedule, else phases.
+	Schedule string
 	// Cwd is the directory the command runs in ("" for the process's).
 	Cwd string
 	// Remote is --remote: the remote whose copies of the run's branches
@@ -152,7 +155,9 @@ type State struct {
 	// WorktreeDir is where task worktrees live (taskresume.worktreeDir).
 	WorktreeDir string
 	fromPhase   int
-	opts        Options
+	// Schedule is the schedule the report was built by.
+	Schedule Schedule
+	opts     Options
 	// planLooked names where the plan was looked for (none found).
 	planLooked []string
 	// planSuggest is a --plan value for a copy found on a task branch.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/taskresume/git-taskresume/internal/claims"
@@ -56,7 +57,7 @@ func claim(ctx context.Context, o Options, st *resume.State, stdout, stderr io.W
 		if rep.Status == resume.RunCompleted {
 			fmt.Fprintf(stderr, "run %s is complete: no task is left to claim\n", rep.RunID)
 		} else {
-			fmt.Fprintf(stderr, "no runnable task of run %s is free\n", rep.RunID)
+			fmt.Fprintf(stderr, "no runnable task of run %s is free%s\n", rep.RunID, waiting(rep))
 		}
 		return &exit.SilentError{Code: exit.Incomplete}
 	}
@@ -86,4 +87,32 @@ func claim(ctx context.Context, o Options, st *resume.State, stdout, stderr io.W
 		}
 	}
 	return nil
+}
+
+// waiting says which tasks that could otherwise start wait for which
+// ("" when none does): why a run that is not complete has nothing to hand
+// out. At most three are named; the report has them all.
+func waiting(rep *resume.Report) string {
+	var ws []string
+	n := 0
+	for _, ph := range rep.Phases {
+		if rs := rep.Resume; rs == nil || rs.Schedule != resume.ScheduleDeps && ph.Number != rs.Phase {
+			continue // under phases, a later phase's tasks wait for their phase anyway
+		}
+		for _, t := range ph.Tasks {
+			if len(t.WaitsFor) == 0 {
+				continue
+			}
+			if n++; n <= 3 {
+				ws = append(ws, t.ID+" waits for "+strings.Join(t.WaitsFor, ", "))
+			}
+		}
+	}
+	if n > 3 {
+		ws = append(ws, fmt.Sprintf("%d more", n-3))
+	}
+	if len(ws) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(ws, "; ") + ")"
 }

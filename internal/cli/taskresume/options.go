@@ -82,6 +82,8 @@ type Options struct {
 	// PlanRunID is --plan-run-id: the other run id the --plan plan names,
 	// accepted for this run.
 	PlanRunID string
+	// Schedule is --schedule ("" takes git config taskresume.schedule).
+	Schedule string
 }
 
 // optionsFrom reads the command line once, refusing flags that ask for two
@@ -92,7 +94,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		Base: c.String("base"), Plan: c.String("plan"), PlanSet: c.IsSet("plan"), Remote: c.String("remote"),
 		FromPhase: c.Int("from-phase"), As: c.String("as"), TTL: cliutil.DurationOf(c, "ttl"),
 		Quiet:     c.Bool("quiet"),
-		PlanRunID: c.String("plan-run-id"),
+		PlanRunID: c.String("plan-run-id"), Schedule: c.String("schedule"),
 	}
 	var modes []string
 	for _, f := range modeFlags {
@@ -130,6 +132,14 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	}
 	if err := shortAndFormat(c, &o); err != nil {
 		return o, err
+	}
+	if c.IsSet("schedule") {
+		if err := resume.ValidSchedule(o.Schedule); err != nil {
+			return o, err
+		}
+		if m == ModeCheckPlan || m == ModeRenew || m == ModeRelease {
+			return o, exit.BadInput("--schedule cannot be used with %s: it decides what runs next", m)
+		}
 	}
 	if c.IsSet("remote") && c.String("remote") == "" {
 		return o, exit.BadInput("--remote needs a remote's name (git remote lists them)")

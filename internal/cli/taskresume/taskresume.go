@@ -25,7 +25,7 @@ func App(stdout io.Writer) *cli.App {
 		cliutil.Bools("json", "short", "exit-code", "sizes", "next", "list", "check-plan", "claim"),
 		[]cli.Flag{&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}}},
 		cliutil.Strings("format", "base", "plan", "remote", "as", "renew", "release"),
-		cliutil.Strings("plan-run-id"),
+		cliutil.Strings("plan-run-id", "schedule"),
 		[]cli.Flag{&cli.IntFlag{Name: "from-phase"}, cliutil.DurationFlag("ttl", 30*time.Minute, "")},
 		cliutil.Common(),
 	)
@@ -78,7 +78,7 @@ func run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 		defer shared.Close()
 	}
 	st, err := resume.GatherOpening(ctx, resume.StartOpen(ctx, ""), resume.Options{
-		Run: o.Run, PlanPath: o.Plan, PlanRunID: o.PlanRunID, Base: o.Base, FromPhase: o.FromPhase, Cwd: cwd, Remote: o.Remote, Sizes: o.Sizes,
+		Run: o.Run, PlanPath: o.Plan, PlanRunID: o.PlanRunID, Base: o.Base, FromPhase: o.FromPhase, Schedule: o.Schedule, Cwd: cwd, Remote: o.Remote, Sizes: o.Sizes,
 		LiveRemote: o.Mode == ModeNext, Progress: o.Progress, Shared: shared,
 	})
 	o.Progress.Close() // the progress lines end before the output or the error
@@ -109,7 +109,11 @@ func run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	case ModeClaim, ModeRenew, ModeRelease:
 		return claim(ctx, o, st, stdout, stderr)
 	case ModeNext:
-		next(stdout, st, o.As)
+		if next(stdout, st, o.As) == 0 && st.Report.Status != resume.RunCompleted {
+			// Nothing may start now, but the run is not complete: a
+			// loop that read empty as "done" would stop early.
+			return &exit.SilentError{Code: exit.Incomplete}
+		}
 	default:
 		if err := report(stdout, st, o, cwd); err != nil {
 			return err
@@ -122,17 +126,20 @@ func run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 }
 
 // next prints the runnable tasks, one id a line, but those someone else
-// holds: they are not for this resumer.
-func next(stdout io.Writer, st *resume.State, holder string) {
+// holds: they are not for this resumer. It returns how many it printed.
+func next(stdout io.Writer, st *resume.State, holder string) int {
 	if st.Report.Resume == nil {
-		return
+		return 0
 	}
+	n := 0
 	for _, id := range st.Report.Resume.Tasks {
 		if cl := st.ClaimOf(id); cl != nil && !cl.Expired && (holder == "" || cl.Holder != holder) {
 			continue
 		}
 		fmt.Fprintln(stdout, id)
+		n++
 	}
+	return n
 }
 
 // report writes the report: as JSON, as Markdown (never coloured: it is

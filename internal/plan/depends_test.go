@@ -1,0 +1,75 @@
+package plan
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestDependencyOrder: the dependencies phase order cannot honour (a later
+// phase, a later task of the same sequential phase, the task itself, a
+// cycle) are warned at their line and left out of Needs; one inside a
+// parallel phase is kept and warned; one on an earlier task is kept quietly.
+func TestDependencyOrder(t *testing.T) {
+	src := `# P
+
+Run ID: a1b2c3
+
+## Phase 1: One (sequential)
+
+### Task 1.1: A
+**Dependencies**: 1.2
+
+### Task 1.2: B
+**Dependencies**: 1.1, 1.1
+
+## Phase 2: Two (parallel)
+
+### Task 2.1: C
+**Dependencies**: 2.2, 1.2
+
+### Task 2.2: D
+**Dependencies**: 2.3
+
+### Task 2.3: E
+**Dependencies**: task-2-1, 3.1
+
+### Task 2.4: F
+**Dependencies**: 2.4, 2.1
+
+## Phase 3: Three (sequential)
+
+### Task 3.1: G
+`
+	p, ws := mustParse(t, src)
+	var got []string
+	for _, w := range ws {
+		got = append(got, w.String())
+	}
+	want := []string{
+		"plan.md:8: dependency 1.2 of task 1.1 is a later task of sequential phase 1: phase order cannot honour it; ignored for scheduling",
+		"plan.md:16: dependency 2.2 of task 2.1 is in a cycle of tasks 2.1, 2.2, 2.3: ignored for scheduling",
+		"plan.md:19: dependency 2.3 of task 2.2 is in a cycle of tasks 2.1, 2.2, 2.3: ignored for scheduling",
+		"plan.md:22: dependency 3.1 of task 2.3 is a task of a later phase (3): phase order cannot honour it; ignored for scheduling",
+		"plan.md:22: dependency 2-1 of task 2.3 is in a cycle of tasks 2.1, 2.2, 2.3: ignored for scheduling",
+		"plan.md:25: dependency 2.4 of task 2.4 is the task itself: ignored for scheduling",
+		"plan.md:25: dependency 2.1 of task 2.4 is a task of the same parallel phase 2: 2.4 waits for it rather than start with the phase",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("warnings\n got %q\nwant %q", got, want)
+	}
+	needs := func(id string) []string {
+		var ids []string
+		for _, n := range p.Task(id).Needs {
+			ids = append(ids, n.ID)
+		}
+		return ids
+	}
+	for id, w := range map[string][]string{"1.1": nil, "1.2": {"1.1"}, "2.1": {"1.2"}, "2.2": nil, "2.3": nil, "2.4": {"2.1"}, "3.1": nil} {
+		if g := needs(id); !reflect.DeepEqual(g, w) {
+			t.Errorf("%s needs %v, want %v", id, g, w)
+		}
+	}
+	if p.Task("3.1").DepsGiven || !p.Task("2.4").DepsGiven {
+		t.Errorf("DepsGiven: 3.1 %v, 2.4 %v", p.Task("3.1").DepsGiven, p.Task("2.4").DepsGiven)
+	}
+}
