@@ -30,7 +30,7 @@ __git_taskresume_run () {
 	for ((i = 2; i < cword; i++)); do
 		w=${words[i]}
 		case "$w" in
-		--base|--plan|--plan-run-id|--remote|--from-phase|--as|--ttl|--renew|--release|--format)
+		--base|--plan|--plan-run-id|--remote|--from-phase|--as|--ttl|--renew|--release|--format|--schedule)
 			((i++)) ;;
 		-*) ;;
 		*) echo "$w"; return ;;
@@ -45,6 +45,10 @@ _git_taskresume () {
 	--format=*)
 		__gitcomp_nl "markdown" "" "${cur#--format=}"
 		return ;;
+	--schedule=*)
+		__gitcomp_nl "phases
+deps" "" "${cur#--schedule=}"
+		return ;;
 	--plan=*|--base=*|--remote=*|--from-phase=*|--as=*|--ttl=*)
 		return ;;
 	--plan-run-id=*)
@@ -54,12 +58,14 @@ _git_taskresume () {
 		__gitcomp_nl "$(__git_taskresume_tasks "$run")" "" "${cur#*=}"
 		return ;;
 	-*)
-		__gitcomp "--json --quiet --next --short --format= --exit-code --sizes --list --check-plan --claim --as= --ttl= --renew= --release= --base= --plan= --plan-run-id= --from-phase= --remote= --version --help"
+		__gitcomp "--json --quiet --next --short --format= --exit-code --sizes --list --check-plan --claim --as= --ttl= --renew= --release= --base= --plan= --plan-run-id= --from-phase= --schedule= --remote= --version --help"
 		return ;;
 	esac
 	case "$prev" in
 	--renew | --release) __gitcomp_nl "$(__git_taskresume_tasks "$run")"; return ;;
 	--format) __gitcomp_nl "markdown"; return ;;
+	--schedule) __gitcomp_nl "phases
+deps"; return ;;
 	--plan | --base | --remote | --from-phase | --as | --ttl) return ;;
 	--plan-run-id) __gitcomp_nl "$(__git_taskresume_runs)"; return ;;
 	esac

@@ -76,7 +76,7 @@ function __git_taskresume_args
 end
 
 function __git_taskresume_run
-    set -l args (__git_taskresume_args --base --plan --plan-run-id --from-phase --remote --as --ttl --renew --release --format)
+    set -l args (__git_taskresume_args --base --plan --plan-run-id --from-phase --remote --as --ttl --renew --release --format --schedule)
     echo $args[1]
 end
 
@@ -85,7 +85,7 @@ end
 function __git_taskresume_needs_run
     set -l words (commandline -opc)
     contains -- --list $words; and return 1
-    set -l args (__git_taskresume_args --base --plan --plan-run-id --from-phase --remote --as --ttl --renew --release --format)
+    set -l args (__git_taskresume_args --base --plan --plan-run-id --from-phase --remote --as --ttl --renew --release --format --schedule)
     if contains -- --check-plan $words
         test (count $args) -lt 2
     else
@@ -118,6 +118,7 @@ complete -c git-taskresume -l base -x -a '(__git_taskresume_refs)' -d 'Count own
 complete -c git-taskresume -l plan -r -F -d 'Read the plan from PATH, or from a commit as REV:PATH'
 complete -c git-taskresume -l plan-run-id -x -a '(__git_taskresume_runs)' -d 'Read the --plan plan for this run although it names run ID'
 complete -c git-taskresume -l from-phase -x -d 'Put phases before N out of scope'
+complete -c git-taskresume -l schedule -x -a 'phases deps' -d 'Choose what runs next by phases or by dependencies'
 complete -c git-taskresume -l remote -x -a '(__git_taskresume_remotes)' -d "Read the run's branches and claims from remote NAME"
 complete -c git-taskresume -l claim -d 'Take the first runnable task nobody holds, print its id'
 complete -c git-taskresume -l as -x -d "The claim holder's name"

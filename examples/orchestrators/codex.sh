@@ -23,7 +23,9 @@
 #   -n   say what the clean would do, change nothing
 #   -h   this help
 #
-# Exit codes: 0 done (no output: the run is complete); 2 bad usage, no jq,
+# Exit codes: 0 done (no output: the run is complete; the tasks' object,
+# its list empty when none can start now: each one left waits for a
+# dependency, is claimed or is at work); 2 bad usage, no jq,
 # or input the tools refuse (unknown run, no plan, a plan error, another
 # clean of the run at work, the run's remote moved on since the last fetch
 # or not readable), with a one-line error and nothing changed; 3 a clean
@@ -60,7 +62,13 @@ fi
 # tasks claimed there, and exits 2 (saying to fetch) when a branch of the
 # run moved there since the fetch (a task finished on another machine),
 # rather than let this script hand that task out again.
-next=$(git taskresume "$run" --next)
+# Empty with exit 1: not complete, but nothing may start now (the object
+# below then lists no task); only the report's null resume is complete.
+status=0
+next=$(git taskresume "$run" --next) || status=$?
+if [ "$status" -gt 1 ]; then
+  exit "$status"
+fi
 
 # The stale worktrees: those of tasks not done (a crashed agent's, with its
 # uncommitted work). Each is saved under refs/taskclean/RUN/ before it goes.
@@ -71,5 +79,5 @@ if [ "$(jq -r '.resume == null' <<<"$report")" = true ]; then
   exit 0
 fi
 tasks=$(jq -Rnc '[inputs | select(. != "")]' <<<"$next")
-jq -r --argjson tasks "$tasks" '"resume at phase \(.resume.phase) (\(.resume.mode)): \(if $tasks == [] then "no task can start now (the others are claimed, or at work)" else $tasks | join(" ") end)"' <<<"$report" >&2
+jq -r --argjson tasks "$tasks" '"resume at phase \(.resume.phase) (\(.resume.mode)): \(if $tasks == [] then "no task can start now (the others wait for a dependency, are claimed, or at work)" else $tasks | join(" ") end)"' <<<"$report" >&2
 jq -c --argjson tasks "$tasks" '{plan_path: .plan, tasks: [$tasks[] | {id: .}]}' <<<"$report"

@@ -17,7 +17,9 @@
 #   -n   say what the clean would do, change nothing
 #   -h   this help
 #
-# Exit codes: 0 done (no output: the run is complete); 2 bad usage, or input
+# Exit codes: 0 done (no output: the run is complete); 1 the run is not
+# complete but no task may start now (each one left waits for a dependency,
+# is claimed or is at work; run the script again later); 2 bad usage, or input
 # the tools refuse (unknown run, no plan, a plan error, another clean of the
 # run at work), with their one-line error and nothing changed; 3 a clean
 # that failed part way (what it did is printed; run the script again).
@@ -36,13 +38,23 @@ fi
 # before anything is removed. --next reads the plan wherever the plugin put
 # it (often only on RUN-main and in its worktree) and counts a task as done
 # only when its work is on a branch or has landed.
-next=$(git taskresume "$run" --next)
+# Empty with exit 0 is a complete run; empty with exit 1 is a run whose
+# remaining tasks cannot start yet: never read that as complete.
+status=0
+next=$(git taskresume "$run" --next) || status=$?
+if [ "$status" -gt 1 ]; then
+  exit "$status"
+fi
 
 # The stale worktrees: those of tasks not done (a crashed agent's, with its
 # uncommitted work). Each is saved under refs/taskclean/RUN/ before it goes.
 # The clean's report goes to stderr: stdout is the list of tasks.
 git taskclean --run="$run" ${dry:+"$dry"} >&2
 
+if [ "$status" -eq 1 ]; then
+  echo "run $run is not complete, but no task can start now (the others wait for a dependency, are claimed, or at work)" >&2
+  exit 1
+fi
 if [ -z "$next" ]; then
   echo "run $run is complete: no task to run" >&2
   exit 0

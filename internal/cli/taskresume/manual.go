@@ -54,8 +54,10 @@ func Manual() *manpage.Page {
 						"`Reading remote origin`, `Measuring worktrees:  40% (12/30)` (`--sizes`), " +
 						"`Reading runs:  40% (12/30)` (`--list`). `GIT_PROGRESS_DELAY` sets the second."},
 				manpage.Option{Names: []string{"--next"}, Short: "the runnable task ids, one per line, nothing else",
-					Long: "Print the ids of the tasks that can run now, one per line, and nothing else (nothing when the " +
-						"run is complete). Tasks another resumer has claimed are left out."},
+					Long: "Print the ids of the tasks that can run now, one per line, and nothing else. Tasks another " +
+						"resumer has claimed are left out, and so is a task that waits for a dependency not done " +
+						"(landed or completed). Nothing and exit 0: the run is complete. Nothing and exit 1: it is not, " +
+						"but no task may start now (each one left waits, is claimed or is at work): ask again later."},
 				manpage.Option{Names: []string{"--short"}, Short: "the run at a glance: a line a phase, where it resumes",
 					Long: "Print the run at a glance: the report's first line; one line a phase with its status, how many " +
 						"of its tasks are done, how many are in each status and the ids of those not done; the line " +
@@ -103,7 +105,14 @@ func Manual() *manpage.Page {
 						"`hint:` line names such a plan). ID must be the id the plan names; without `--plan`, or with " +
 						"another id, exit 2."},
 				manpage.Option{Names: []string{"--from-phase"}, Arg: "N", Short: "put the phases before N out of scope",
-					Long: "Put the phases numbered below N out of scope: they count as done."},
+					Long: "Put the phases numbered below N out of scope: they count as done, for the tasks that depend on them too."},
+				manpage.Option{Names: []string{"--schedule"}, Arg: "BY", Short: "what runs next: by phases (default) or by deps",
+					Long: "`phases` (the default, as the orchestrators run a plan): the tasks of the first phase not " +
+						"complete, the next one of a sequential phase, every one of a parallel phase that waits for no " +
+						"dependency. `deps`: every task whose dependencies are done, a later phase's too; a task without " +
+						"a Dependencies line depends on every task of the earlier phases, and a sequential phase's tasks " +
+						"still run one at a time, in plan order. Default: git config `taskresume.schedule`. Another " +
+						"value exits 2."},
 				manpage.Option{Names: []string{"--remote"}, Arg: "NAME", Short: "read the run's branches and claims from remote NAME",
 					Long: "Read the run's branches from `refs/remotes/NAME/` (a local branch wins unless it is behind) and " +
 						"the claims from the remote NAME, live; claims are written there. Default: git config " +
@@ -143,7 +152,7 @@ func Manual() *manpage.Page {
 			}},
 			{Title: "EXIT STATUS", Blocks: []manpage.Block{
 				manpage.Item{Tag: "0", Text: "The report was written (with `--exit-code`: the run is complete); the claim was taken, renewed or released; the plan was read."},
-				manpage.Item{Tag: "1", Text: "`--exit-code`: the run is not complete. `--claim`: no runnable task is free."},
+				manpage.Item{Tag: "1", Text: "`--exit-code`: the run is not complete. `--next`: nothing may start now, but the run is not complete. `--claim`: no runnable task is free (stderr says whether the run is complete, and what waits)."},
 				manpage.Item{Tag: "2", Text: "Bad usage or input: an unknown flag, a plan with errors, an unknown run, not a repository, " +
 					"no base, a claim you do not hold, a remote that does not exist. With `--exit-code`, `--next` or `--claim`: " +
 					"several remotes hold the run's branches, their copies differ and nothing chose one (`remote_ambiguous`). " +
@@ -239,6 +248,8 @@ func Manual() *manpage.Page {
 					"not answering: the report goes on and says so (`remote_claims_unread`), `--claim` and `--next` " +
 					"exit 2. Its value is " + cliutil.ConfigDuration + ". Default `60s`. A value that is not a " +
 					"positive duration exits 2."},
+				manpage.Item{Tag: "`taskresume.schedule`", Text: "What runs next, as `--schedule`: `phases` (the " +
+					"default) or `deps`. Another value exits 2."},
 				manpage.Item{Tag: "`taskresume.worktreeDir`", Text: "The folder the tasks' worktrees are made in, " +
 					"relative to the top of the main worktree unless absolute. Default `.worktrees`. A worktree " +
 					"on a task's branch outside it (a review checkout) is never stale; a worktree on a detached " +
