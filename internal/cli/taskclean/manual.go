@@ -196,6 +196,9 @@ func Manual() *manpage.Page {
 				manpage.Item{Tag: "`taskresume.remoteTimeout`", Text: "How long one exchange with the remote " +
 					"(reading or dropping claims there) may take: " + cliutil.ConfigDuration + ". Default `60s`. " +
 					"A value that is not a positive duration exits 2."},
+				manpage.Item{Tag: "`taskresume.schedule`", Text: "What git taskresume offers next (`phases` or " +
+					"`deps`); what is stale does not depend on it, but another value exits 2 here too, as the " +
+					"other keys' mistakes do."},
 				manpage.Item{Tag: "`taskresume.worktreeDir`", Text: "The folder the tasks' worktrees are in, " +
 					"relative to the top of the main worktree unless absolute. Default `.worktrees`. A worktree " +
 					"on a task's branch outside it is never stale: only `--task` and `--all` remove it."},

@@ -106,7 +106,7 @@ func Manual() *manpage.Page {
 						"another id, exit 2."},
 				manpage.Option{Names: []string{"--from-phase"}, Arg: "N", Short: "put the phases before N out of scope",
 					Long: "Put the phases numbered below N out of scope: they count as done, for the tasks that depend on them too."},
-				manpage.Option{Names: []string{"--schedule"}, Arg: "BY", Short: "what runs next: by phases (default) or by deps",
+				manpage.Option{Names: []string{"--schedule"}, Arg: "BY", NoSummary: true, Short: "what runs next: by phases (default) or by deps",
 					Long: "`phases` (the default, as the orchestrators run a plan): the tasks of the first phase not " +
 						"complete, the next one of a sequential phase, every one of a parallel phase that waits for no " +
 						"dependency. `deps`: every task whose dependencies are done, a later phase's too; a task without " +
