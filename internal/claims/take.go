@@ -17,6 +17,11 @@ import (
 // ErrNoneFree means every runnable task is held by someone else.
 var ErrNoneFree = errors.New("no runnable task is free")
 
+// ErrChanged means a branch that made a runnable task's dependencies done
+// moved or went (a clean forced its task to run again) after the run was
+// read: nothing was claimed on that reading.
+var ErrChanged = errors.New("the run changed while claiming: a branch a runnable task depends on moved or was deleted")
+
 // Request is one resumer's attempt to take, renew or release a task.
 type Request struct {
 	Run string
@@ -41,6 +46,11 @@ type Request struct {
 	// Warn receives what went wrong without undoing the claim: a local
 	// copy of a remote's claim that could not be written.
 	Warn func(string)
+	// Verify are, by task id as Runnable spells it, the refs a claim of
+	// that task checks in its own transaction (this repository's claims
+	// only): the branches that make its dependencies done, at the commits
+	// read (resume.State.DoneBy).
+	Verify map[string][]gitcmd.RefUpdate
 }
 
 func (r Request) warn(msg string) {
@@ -71,6 +81,7 @@ func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (claim *Claim, ag
 			}
 		}
 	}
+	changed := false
 	for _, id := range req.Runnable {
 		key := Key(id)
 		// Taken over where the new claim goes: expect what is there,
@@ -96,9 +107,17 @@ func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (claim *Claim, ag
 		if err != nil {
 			return nil, false, err
 		}
-		if err := set(ctx, repo, req.where(), changes, oid, nil, req.warn); err != nil {
+		var verify []gitcmd.RefUpdate
+		if req.Remote == "" {
+			verify = req.Verify[id]
+		}
+		if err := set(ctx, repo, req.where(), changes, oid, verify, req.warn); err != nil {
 			if errors.Is(err, ErrTaken) {
 				continue // someone else won this one: try the next task
+			}
+			if errors.Is(err, ErrChanged) {
+				changed = true
+				continue
 			}
 			var alias *AliasError
 			if errors.As(err, &alias) {
@@ -116,6 +135,9 @@ func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (claim *Claim, ag
 			c.Refs = append(c.Refs, ch.ref)
 		}
 		return c, false, nil
+	}
+	if changed {
+		return nil, false, ErrChanged
 	}
 	return nil, false, ErrNoneFree
 }
@@ -311,6 +333,19 @@ func set(ctx context.Context, repo *gitcmd.Repo, at place, changes []change, new
 				}
 			}
 			break
+		}
+		if remote == "" {
+			// A checked ref (a dependency's branch) that moved: the
+			// reading the update was made on is gone.
+			for _, u := range extra {
+				if u.Op != "verify" {
+					continue
+				}
+				now, _, rerr := current(ctx, repo, at, []string{u.Ref})
+				if rerr == nil && now[u.Ref] != u.Old && !(now[u.Ref] == "" && strings.Trim(u.Old, "0") == "") {
+					return fmt.Errorf("%w (%s)", ErrChanged, u.Ref)
+				}
+			}
 		}
 		cur, aliases, rerr := current(ctx, repo, at, refs)
 		if rerr != nil {

@@ -1,7 +1,11 @@
 package resume
 
 import (
+	"slices"
+
+	"github.com/taskresume/git-taskresume/internal/branches"
 	"github.com/taskresume/git-taskresume/internal/exit"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/plan"
 )
 
@@ -165,4 +169,58 @@ func (st *State) depsNeeds(t *plan.Task, i int) []*plan.Task {
 		}
 	}
 	return needs
+}
+
+// DoneBy are the checks a claim of task id makes in its own ref
+// transaction: each branch that makes a task it waits for done, at the
+// commit read. A clean that deleted one of them since (git taskclean
+// --task of the dependency) makes the claim fail instead of handing out a
+// task whose dependency is gone; a clean that comes after the claim finds
+// the claim and refuses (docs/DESIGN.md, "Forced re-execution and its
+// dependents"). A task it waits for that landed is done by the base,
+// which no clean deletes; a symbolic ref is not checked (it is read
+// through, and a check would read the ref itself).
+func (st *State) DoneBy(id string) []gitcmd.RefUpdate {
+	if st.Plan == nil {
+		return nil
+	}
+	t := st.Plan.Task(id)
+	if t == nil {
+		return nil
+	}
+	state := map[string]*branches.TaskState{}
+	for i := range st.States {
+		state[st.States[i].Task.ID] = &st.States[i]
+	}
+	var before []*plan.Task
+	for i, ph := range st.Plan.Phases {
+		at := slices.Index(ph.Tasks, t)
+		if at < 0 {
+			if st.Schedule != ScheduleDeps && (st.fromPhase == 0 || ph.Number >= st.fromPhase) {
+				// Phase by phase: every task of an earlier phase.
+				before = append(before, ph.Tasks...)
+			}
+			continue
+		}
+		if st.Schedule == ScheduleDeps {
+			before = append(before, st.depsNeeds(t, i)...)
+		} else {
+			before = append(before, t.Needs...)
+			if ph.Mode == plan.Sequential {
+				before = append(before, ph.Tasks[:at]...)
+			}
+		}
+		break
+	}
+	var out []gitcmd.RefUpdate
+	seen := map[string]bool{}
+	for _, n := range before {
+		s := state[n.ID]
+		if s == nil || s.Status != branches.Completed || s.Branch == nil || s.Branch.Symref != "" || seen[s.Branch.Ref] {
+			continue
+		}
+		seen[s.Branch.Ref] = true
+		out = append(out, gitcmd.RefUpdate{Op: "verify", Ref: s.Branch.Ref, Old: s.Branch.OID})
+	}
+	return out
 }

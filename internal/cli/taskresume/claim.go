@@ -10,6 +10,7 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/claims"
 	"github.com/taskresume/git-taskresume/internal/exit"
+	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/ui"
 )
@@ -44,6 +45,12 @@ func claim(ctx context.Context, o Options, st *resume.State, stdout, stderr io.W
 	if rep.Resume != nil {
 		req.Runnable = rep.Resume.Tasks
 	}
+	// Each claim checks, in its own transaction, that what its task
+	// waits for is still done as read.
+	req.Verify = map[string][]gitcmd.RefUpdate{}
+	for _, id := range req.Runnable {
+		req.Verify[id] = st.DoneBy(id)
+	}
 	req.NotDone = map[string]bool{}
 	for _, ph := range rep.Phases {
 		for _, t := range ph.Tasks {
@@ -53,6 +60,12 @@ func claim(ctx context.Context, o Options, st *resume.State, stdout, stderr io.W
 		}
 	}
 	got, again, err := claims.Take(ctx, repo, req)
+	if errors.Is(err, claims.ErrChanged) {
+		// Not "none is free": the reading is stale, a new one may offer
+		// other tasks (the dependency's, run again).
+		fmt.Fprintf(stderr, "%s: nothing claimed; read run %s again (git taskresume %s --claim)\n", err, rep.RunID, rep.RunID)
+		return &exit.SilentError{Code: exit.Incomplete}
+	}
 	if errors.Is(err, claims.ErrNoneFree) {
 		if rep.Status == resume.RunCompleted {
 			fmt.Fprintf(stderr, "run %s is complete: no task is left to claim\n", rep.RunID)
