@@ -51,7 +51,7 @@ func TestMirrorNamesPrintedFields(t *testing.T) {
 	repo := crashedRun(t)
 	report := testbin.Must(t, testbin.Taskresume(repo, nil, run, "--json"))
 	dry := testbin.Must(t, testbin.Taskclean(repo, nil, "--run", run, "--json", "--dry-run"))
-	dryTask := testbin.Must(t, testbin.Taskclean(repo, nil, "--run", run, "--json", "--dry-run", "--task", "1.1"))
+	dryTask := testbin.Must(t, testbin.Taskclean(repo, nil, "--run", run, "--json", "--dry-run", "--task", "1.1", "--with-dependents"))
 	clean := testbin.Must(t, testbin.Taskclean(repo, nil, "--run", run, "--json"))
 	// A clone reads the run from origin: remote_read is filled there.
 	cloned := filepath.Join(filepath.Dir(repo), "clone")
