@@ -49,18 +49,20 @@ func (p *parser) taskBody(num int, l string) error {
 	if p.depList != nil {
 		switch {
 		case isItem:
-			p.addDeps(num, dependencyIDs(item))
+			// The list's first item tells whether it names tasks; later
+			// items may be other bullets of the task (Files).
+			p.depsValue(num, item, p.depListFirst)
+			p.depListFirst = false
 		case trimBlank(l) != "":
 			p.depList = nil
 		}
 	}
 	if v, ok := dependencyValue(l); ok {
-		t.DepsGiven = true
 		if v == "" {
-			p.depList = t
+			p.depList, p.depListFirst = t, true
 		} else {
 			p.depList = nil
-			p.addDeps(num, dependencyIDs(v))
+			p.depsValue(num, v, true)
 		}
 	} else if v, ok := labelValue(l, "complexity"); ok && t.Size == "" && t.Estimate == "" {
 		if size, est, ok := complexity(v); ok {
@@ -72,6 +74,39 @@ func (p *parser) taskBody(num int, l string) error {
 		t.Meta = append(t.Meta, item)
 	}
 	return nil
+}
+
+// depsValue reads a Dependencies value (or an item of its list). A value
+// that names tasks, or says there are none, gives the task its line
+// (DepsGiven); prose that names no task ("Phase 1 complete", "see above")
+// does not: under the deps schedule a task without a line waits for every
+// earlier phase, and reading such prose as "None" would start it before
+// them. It is warned when first, so that the author writes the ids.
+func (p *parser) depsValue(num int, v string, first bool) {
+	ids := dependencyIDs(v)
+	p.addDeps(num, ids)
+	switch {
+	case len(ids) > 0 || saysNone(v):
+		p.task.DepsGiven = true
+	case first:
+		p.warnf(num, "the Dependencies of task %s name no task (%q): read as no Dependencies line (under schedule deps it waits for every task of the earlier phases)", p.task.ID, strings.TrimSpace(v))
+	}
+}
+
+// saysNone is a Dependencies value that says the task needs nothing, by
+// its first word: "None", "None (foundation task)", "none.", "N/A", "-",
+// "Nothing", "No dependencies"; an empty list "[]" too.
+func saysNone(v string) bool {
+	f := strings.Fields(v)
+	if len(f) == 0 {
+		return true
+	}
+	w := strings.ToLower(strings.Trim(f[0], "[]()`*_\"'.,;:-—–"))
+	switch w {
+	case "", "none", "n/a", "na", "nothing", "no", "independent":
+		return true
+	}
+	return false
 }
 
 // dependency is one id a task's Dependencies line names, kept with its line

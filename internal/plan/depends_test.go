@@ -73,3 +73,60 @@ Run ID: a1b2c3
 		t.Errorf("DepsGiven: 3.1 %v, 2.4 %v", p.Task("3.1").DepsGiven, p.Task("2.4").DepsGiven)
 	}
 }
+
+// TestDependencyProse: a Dependencies line of prose that names no task
+// ("Phase 1 complete", "see above") is not "None": under the deps
+// schedule a task with it must not start before the earlier phases, so
+// it counts as no line (DepsGiven false) and is warned at its line. None
+// and its spellings, and a list that names a task, are given.
+func TestDependencyProse(t *testing.T) {
+	src := `# P
+
+Run ID: a1b2c3
+
+## Phase 1: One (sequential)
+
+### Task 1.1: A
+**Dependencies**: None
+
+### Task 1.2: B
+**Dependencies**: N/A
+
+## Phase 2: Two (parallel)
+
+### Task 2.1: C
+**Dependencies**: Phase 1 complete
+
+### Task 2.2: D
+**Dependencies**: see above
+
+### Task 2.3: E
+**Dependencies:**
+- All of phase 1
+
+### Task 2.4: F
+**Dependencies:**
+- Task 1.1 (needs A)
+
+### Task 2.5: G
+- **Dependencies**: -
+`
+	p, ws := mustParse(t, src)
+	var got []string
+	for _, w := range ws {
+		got = append(got, w.String())
+	}
+	want := []string{
+		`plan.md:16: the Dependencies of task 2.1 name no task ("Phase 1 complete"): read as no Dependencies line (under schedule deps it waits for every task of the earlier phases)`,
+		`plan.md:19: the Dependencies of task 2.2 name no task ("see above"): read as no Dependencies line (under schedule deps it waits for every task of the earlier phases)`,
+		`plan.md:23: the Dependencies of task 2.3 name no task ("All of phase 1"): read as no Dependencies line (under schedule deps it waits for every task of the earlier phases)`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("warnings\n got %q\nwant %q", got, want)
+	}
+	for id, w := range map[string]bool{"1.1": true, "1.2": true, "2.1": false, "2.2": false, "2.3": false, "2.4": true, "2.5": true} {
+		if g := p.Task(id).DepsGiven; g != w {
+			t.Errorf("%s DepsGiven %v, want %v", id, g, w)
+		}
+	}
+}

@@ -87,13 +87,14 @@ type parser struct {
 	fileOf       map[string]int  // index of each file by path, for what is reported once all are read
 
 	// State of the file being read.
-	file     int
-	path     string
-	phase    *Phase // the phase tasks currently go into
-	task     *Task  // the task body lines currently go into; nil after any other heading
-	zone     bool   // between a phase heading and its first task: where its Strategy line goes
-	depList  *Task  // collecting the bullets of an empty "Dependencies:" line
-	fileList *Task  // collecting the bullets of an empty "Files:" line
+	file         int
+	path         string
+	phase        *Phase // the phase tasks currently go into
+	task         *Task  // the task body lines currently go into; nil after any other heading
+	zone         bool   // between a phase heading and its first task: where its Strategy line goes
+	depList      *Task  // collecting the bullets of an empty "Dependencies:" line
+	depListFirst bool   // the next bullet is the list's first
+	fileList     *Task  // collecting the bullets of an empty "Files:" line
 }
 
 // maxPlanSize bounds what is read: a real plan is well under 1 MiB, and a
