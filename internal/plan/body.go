@@ -19,26 +19,59 @@ func dependencyValue(l string) (string, bool) {
 // written: "1-1, 1-2", "Task 1.1 (needs models)", "[task-1-2, task-1-3]",
 // "Tasks 1.1 and 1.2". In each comma-separated item the ids come first;
 // prose after them is ignored, and an item that starts with a word ("None",
-// "see above") names nothing.
-func dependencyIDs(v string) []string {
-	var ids []string
+// "see above") names nothing. A range ("1.1 through 1.3", "1.1 to 1.3",
+// "1.1 - 1.3", "1.1–1.3") gives its two ends as ids and as a range, which
+// the parser fills with the tasks between once the plan is read: taking
+// the first end alone would let a task start before the others.
+func dependencyIDs(v string) (ids []string, ranges [][2]string) {
+	id := func(w string) string {
+		w = strings.Trim(w, "[]`*_\"'")
+		if hasPrefixFold(w, "task-") {
+			w = w[len("task-"):]
+		}
+		w = strings.TrimRight(w, ".:)")
+		if !ValidTaskID(w) {
+			return ""
+		}
+		return w
+	}
 	for _, item := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ';' }) {
-		for _, w := range strings.Fields(item) {
-			w = strings.Trim(w, "[]`*_\"'")
+		// An en or em dash joining two ids is a range, as the words are.
+		item = strings.NewReplacer("–", " – ", "—", " – ").Replace(item)
+		words := strings.Fields(item)
+		for i := 0; i < len(words); i++ {
+			w := strings.Trim(words[i], "[]`*_\"'")
 			if asciiEqualFold(w, "task") || asciiEqualFold(w, "tasks") || w == "and" || w == "&" || w == "" {
 				continue
 			}
-			if hasPrefixFold(w, "task-") {
-				w = w[len("task-"):]
-			}
-			w = strings.TrimRight(w, ".:)")
-			if !ValidTaskID(w) {
+			from := id(w)
+			if from == "" {
 				break
 			}
-			ids = append(ids, w)
+			ids = append(ids, from)
+			if i+2 < len(words) && isRangeWord(words[i+1]) {
+				to := words[i+2]
+				if asciiEqualFold(to, "task") && i+3 < len(words) {
+					to, i = words[i+3], i+1
+				}
+				if to = id(to); to != "" {
+					ids = append(ids, to)
+					ranges = append(ranges, [2]string{from, to})
+					i += 2
+				}
+			}
 		}
 	}
-	return ids
+	return ids, ranges
+}
+
+// isRangeWord is a word that joins the two ends of a range of tasks.
+func isRangeWord(w string) bool {
+	switch strings.ToLower(w) {
+	case "through", "thru", "to", "-", "–", "—", "..":
+		return true
+	}
+	return false
 }
 
 // taskBody reads a line under a task heading: Complexity and Dependencies
@@ -83,8 +116,11 @@ func (p *parser) taskBody(num int, l string) error {
 // earlier phase, and reading such prose as "None" would start it before
 // them. It is warned when first, so that the author writes the ids.
 func (p *parser) depsValue(num int, v string, first bool) {
-	ids := dependencyIDs(v)
+	ids, ranges := dependencyIDs(v)
 	p.addDeps(num, ids)
+	for _, r := range ranges {
+		p.depRanges = append(p.depRanges, depRange{from: r[0], to: r[1], path: p.path, line: num, task: p.task})
+	}
 	switch {
 	case len(ids) > 0 || saysNone(v):
 		p.task.DepsGiven = true
@@ -107,6 +143,43 @@ func saysNone(v string) bool {
 		return true
 	}
 	return false
+}
+
+// depRange is a range of tasks a Dependencies line names ("1.1 through
+// 1.3"): its ends are dependencies already; the tasks between them are
+// added once every task is read (fillRanges).
+type depRange struct {
+	from, to string
+	path     string
+	line     int
+	task     *Task
+}
+
+// fillRanges adds, for each range, the tasks between its ends in plan
+// order as dependencies named at its line. A range whose ends the plan
+// lacks, or that runs backwards, adds nothing (an unknown end is warned).
+func (p *parser) fillRanges() {
+	var order []*Task
+	for _, ph := range p.plan.Phases {
+		order = append(order, ph.Tasks...)
+	}
+	for _, r := range p.depRanges {
+		from, to := p.tasks[CanonicalID(r.from)], p.tasks[CanonicalID(r.to)]
+		if from == nil || to == nil {
+			continue
+		}
+		in := false
+		for _, t := range order {
+			if t == to {
+				break
+			}
+			if in {
+				r.task.DependsOn = append(r.task.DependsOn, t.ID)
+				p.deps = append(p.deps, dependency{t.ID, r.path, r.line, r.task})
+			}
+			in = in || t == from
+		}
+	}
 }
 
 // dependency is one id a task's Dependencies line names, kept with its line

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -127,6 +128,57 @@ Run ID: a1b2c3
 	for id, w := range map[string]bool{"1.1": true, "1.2": true, "2.1": false, "2.2": false, "2.3": false, "2.4": true, "2.5": true} {
 		if g := p.Task(id).DepsGiven; g != w {
 			t.Errorf("%s DepsGiven %v, want %v", id, g, w)
+		}
+	}
+}
+
+// TestDependencyRange: "Tasks 1.1 through 1.3", "1.1 to 1.3", "1.1 – 1.3"
+// and "1.1–1.3" name every task from the first to the last in plan order,
+// not the first alone (under the deps schedule the task would start once
+// 1.1 is done, 1.2 and 1.3 pending).
+func TestDependencyRange(t *testing.T) {
+	src := `# P
+
+Run ID: a1b2c3
+
+## Phase 1: One (sequential)
+
+### Task 1.1: A
+### Task 1.2: B
+### Task 1.3: C
+### Task 1.4: D
+
+## Phase 2: Two (parallel)
+
+### Task 2.1: E
+**Dependencies**: Tasks 1.1 through 1.3
+
+### Task 2.2: F
+**Dependencies**: 1.2 to 1.4 (the models)
+
+### Task 2.3: G
+**Dependencies**: 1.1 – 1.2, 1.4
+
+### Task 2.4: H
+**Dependencies**: task-1-2–task-1-3
+`
+	p, ws := mustParse(t, src)
+	if len(ws) != 0 {
+		t.Errorf("warnings %v", ws)
+	}
+	for id, w := range map[string][]string{
+		"2.1": {"1.1", "1.2", "1.3"},
+		"2.2": {"1.2", "1.3", "1.4"},
+		"2.3": {"1.1", "1.2", "1.4"},
+		"2.4": {"1.2", "1.3"},
+	} {
+		var g []string
+		for _, n := range p.Task(id).Needs {
+			g = append(g, n.ID)
+		}
+		slices.Sort(g)
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("%s needs %v, want %v", id, g, w)
 		}
 	}
 }

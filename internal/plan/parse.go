@@ -74,6 +74,7 @@ type parser struct {
 	requiresPath string
 	requiresAt   int
 	deps         []dependency
+	depRanges    []depRange
 	checks       []checklistItem
 
 	// What errors leave behind, so that nothing is reported that only
@@ -144,6 +145,7 @@ func (p *parser) parseAll(files []File) {
 			p.warnf(ph.Line, "phase %d has no tasks", ph.Number)
 		}
 	}
+	p.fillRanges()
 	for _, d := range p.deps {
 		// The map, not Plan.Task: a hostile plan may name many ids in many tasks.
 		if !p.unread && p.tasks[CanonicalID(d.id)] == nil && !p.refusedIDs[CanonicalID(d.id)] {
