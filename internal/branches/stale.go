@@ -36,8 +36,20 @@ func (d *decision) staleBases() map[int]*StaleBase {
 			continue
 		}
 		// A base is below the task's own work: a commit of another task
-		// on top of it (a stray, a renumbered plan) is no base.
-		below := d.belowAll(d.creditedOn[i][t])
+		// on top of it (a stray, a renumbered plan) is no base. What a
+		// merge on the branch brought in is a base too, wherever the
+		// merge sits: a dependent that merged its dependency's branch
+		// after its own commits stands on that work as a stacked one does.
+		seeds := d.creditedOn[i][t]
+		if len(seeds) > 0 && d.own[i] != nil {
+			seeds = append([]int{}, seeds...)
+			d.own[i].each(func(c int) {
+				if len(d.g.parents[c]) > 1 {
+					seeds = append(seeds, c)
+				}
+			})
+		}
+		below := d.belowAll(seeds)
 		if below == nil {
 			continue
 		}
