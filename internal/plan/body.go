@@ -139,8 +139,11 @@ func saysNone(v string) bool {
 	}
 	w := strings.ToLower(strings.Trim(f[0], "[]()`*_\"'.,;:-—–"))
 	switch w {
-	case "", "none", "n/a", "na", "nothing", "no", "independent":
+	case "", "none", "n/a", "na", "nothing", "independent":
 		return true
+	case "no":
+		// "No dependencies", not "No earlier than phase 2".
+		return len(f) > 1 && hasPrefixFold(strings.Trim(f[1], "*_`.,;:"), "dep")
 	}
 	return false
 }

@@ -111,6 +111,12 @@ Run ID: a1b2c3
 
 ### Task 2.5: G
 - **Dependencies**: -
+
+### Task 2.6: H
+- **Dependencies**: No dependencies
+
+### Task 2.7: I
+- **Dependencies**: No earlier than phase 1's end
 `
 	p, ws := mustParse(t, src)
 	var got []string
@@ -121,11 +127,12 @@ Run ID: a1b2c3
 		`plan.md:16: the Dependencies of task 2.1 name no task ("Phase 1 complete"): read as no Dependencies line (under schedule deps it waits for every task of the earlier phases)`,
 		`plan.md:19: the Dependencies of task 2.2 name no task ("see above"): read as no Dependencies line (under schedule deps it waits for every task of the earlier phases)`,
 		`plan.md:23: the Dependencies of task 2.3 name no task ("All of phase 1"): read as no Dependencies line (under schedule deps it waits for every task of the earlier phases)`,
+		`plan.md:36: the Dependencies of task 2.7 name no task ("No earlier than phase 1's end"): read as no Dependencies line (under schedule deps it waits for every task of the earlier phases)`,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("warnings\n got %q\nwant %q", got, want)
 	}
-	for id, w := range map[string]bool{"1.1": true, "1.2": true, "2.1": false, "2.2": false, "2.3": false, "2.4": true, "2.5": true} {
+	for id, w := range map[string]bool{"1.1": true, "1.2": true, "2.1": false, "2.2": false, "2.3": false, "2.4": true, "2.5": true, "2.6": true, "2.7": false} {
 		if g := p.Task(id).DepsGiven; g != w {
 			t.Errorf("%s DepsGiven %v, want %v", id, g, w)
 		}
