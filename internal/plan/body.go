@@ -23,14 +23,38 @@ func dependencyValue(l string) (string, bool) {
 // "1.1 - 1.3", "1.1–1.3") gives its two ends as ids and as a range, which
 // the parser fills with the tasks between once the plan is read: taking
 // the first end alone would let a task start before the others.
+// branchID is the id of a dependency written as a task branch is named
+// after "task-": "1-test-fixtures" and "2-1-user-service" name tasks 1 and
+// 2-1 (the orchestrators write Dependencies so, as
+// "task-1-test-fixtures"). The id is the dash-joined numbers before the
+// first part that is not one; "" when there is none or it is invalid.
+func branchID(w string) string {
+	parts := strings.Split(w, "-")
+	n := 0
+	for n < len(parts) && parts[n] != "" && strings.Trim(parts[n], "0123456789") == "" {
+		n++
+	}
+	if n == 0 || n == len(parts) {
+		return ""
+	}
+	if id := strings.Join(parts[:n], "-"); ValidTaskID(id) {
+		return id
+	}
+	return ""
+}
+
 func dependencyIDs(v string) (ids []string, ranges [][2]string) {
 	id := func(w string) string {
 		w = strings.Trim(w, "[]`*_\"'")
-		if hasPrefixFold(w, "task-") {
+		branch := hasPrefixFold(w, "task-")
+		if branch {
 			w = w[len("task-"):]
 		}
 		w = strings.TrimRight(w, ".:)")
 		if !ValidTaskID(w) {
+			if branch {
+				return branchID(w)
+			}
 			return ""
 		}
 		return w

@@ -189,3 +189,27 @@ Run ID: a1b2c3
 		}
 	}
 }
+
+// TestDependencyBranchNames: the orchestrators name dependencies as their
+// task branches are named after the run id, "task-1-test-fixtures" or
+// "task-2-1-user-service": the numbers before the slug are the id. A word
+// without the "task-" prefix is not read so ("2-step plan" is prose).
+func TestDependencyBranchNames(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want []string
+	}{
+		{"task-1-test-fixtures, task-2-test-scenarios, task-3-testing-skill", []string{"1", "2", "3"}},
+		{"task-2-1-user-service", []string{"2-1"}},
+		{"`task-1-1-create-schema`", []string{"1-1"}},
+		{"task-1.2", []string{"1.2"}},
+		{"task-setup", nil},
+		{"2-step plan", nil},
+		{"task-01-x", nil},
+	} {
+		got, _ := dependencyIDs(c.v)
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("dependencyIDs(%q) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
