@@ -321,6 +321,9 @@ type cleaner struct {
 	// aliasTargets is, per branch to delete that is a symbolic ref, the
 	// ref its file named when its save was made.
 	aliasTargets map[string]string
+	// dropped are the claim refs this clean deleted (dropClaims): the
+	// branch deletion expects them absent, not at the values read.
+	dropped map[string]bool
 }
 
 // changed reports whether the clean changed the run (its report must be

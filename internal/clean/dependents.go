@@ -95,8 +95,14 @@ func standOn(st *resume.State, want map[string]bool) map[string]bool {
 // --claim saw the dependency done) makes the deletion fail, whole: the
 // task is never held while the work it stands on is gone. Both the claim
 // and this transaction lock the claim ref, and a claim checks the
-// dependency's branch the same way, so one of the two fails.
-func claimsStay(st *resume.State, deleted []string, want map[string]bool, zero string) []gitcmd.RefUpdate {
+// dependency's branch the same way, so one of the two fails. A claim ref
+// the clean itself dropped (an expired claim) is expected absent: the
+// values read are those before the drop. A claim that lives on a remote
+// is not checked here: this repository's copy of it may or may not
+// exist, and a claim on the remote is taken there, which no ref
+// transaction of this repository can lock (docs/DESIGN.md, Known
+// limits).
+func claimsStay(st *resume.State, deleted []string, want map[string]bool, zero string, dropped map[string]bool) []gitcmd.RefUpdate {
 	if st.Plan == nil || len(deleted) == 0 {
 		return nil
 	}
@@ -113,7 +119,11 @@ func claimsStay(st *resume.State, deleted []string, want map[string]bool, zero s
 			continue
 		}
 		at := map[string]string{}
-		if c := st.ClaimOf(t.ID); c != nil && c.Remote == "" {
+		c := st.ClaimOf(t.ID)
+		if c != nil && c.Remote != "" {
+			continue
+		}
+		if c != nil {
 			for _, c := range append([]*claims.Claim{c}, c.Rivals...) {
 				for _, r := range c.AllRefs() {
 					at[r] = c.Commit
@@ -122,7 +132,7 @@ func claimsStay(st *resume.State, deleted []string, want map[string]bool, zero s
 		}
 		for _, r := range claims.RefsOf(st.Report.RunID, t.ID) {
 			old := at[r]
-			if old == "" {
+			if old == "" || dropped[r] {
 				old = zero
 			}
 			out = append(out, gitcmd.RefUpdate{Op: "verify", Ref: r, Old: old})

@@ -304,7 +304,7 @@ func (c *cleaner) deleteBranches(brs []BranchTarget, targets []*Target, wantTask
 	for _, bt := range deleted {
 		tasks = append(tasks, bt.Task)
 	}
-	stay := claimsStay(c.st, tasks, wantTask, strings.Repeat("0", len(dels[0].Old)))
+	stay := claimsStay(c.st, tasks, wantTask, strings.Repeat("0", len(dels[0].Old)), c.dropped)
 	if err := c.transaction(append(dels, stay...)); err != nil {
 		for _, a := range acts {
 			a.Op, a.Reason = OpSkipBranch, "not deleted"
@@ -330,6 +330,9 @@ func (c *cleaner) deleteBranches(brs []BranchTarget, targets []*Target, wantTask
 func (c *cleaner) dropClaims(sel *Selection, wantTask map[string]bool) {
 	if c.names == nil {
 		c.names = newNamer()
+	}
+	if c.dropped == nil {
+		c.dropped = map[string]bool{}
 	}
 	// Copies of the remote's claims that it no longer holds go too: they
 	// are copies, and kept they would hold their tasks here for ever.
@@ -381,6 +384,9 @@ func (c *cleaner) dropClaims(sel *Selection, wantTask map[string]bool) {
 		var warns []string
 		err := claims.Drop(c.ctx, c.repo, cl, name, c.st.ReadFrom, func(msg string) { warns = append(warns, msg) })
 		if err == nil {
+			for _, r := range cl.AllRefs() {
+				c.dropped[r] = true
+			}
 			save(true)
 			for _, w := range warns {
 				c.add(&Action{Op: OpSkipClaim, Task: cl.Task, Ref: cl.Ref, Reason: w})
