@@ -158,7 +158,7 @@ func list(ctx context.Context, o Options, stdout io.Writer) (err error) {
 	// row reads run i; false once the repository's own error stops the
 	// list.
 	row := func(i int) bool {
-		e, err := listRow(ctx, repo, ids[i], resume.Options{Run: ids[i], Base: o.Base, Cwd: cwd, Remote: o.Remote,
+		e, err := listRow(ctx, repo, ids[i], resume.Options{Run: ids[i], Base: o.Base, Schedule: o.Schedule, Cwd: cwd, Remote: o.Remote,
 			Shared: shared, ListRow: true})
 		if err != nil {
 			badMu.Lock()
