@@ -90,10 +90,6 @@ func (st *State) VersionError() error {
 	return nil
 }
 
-// oldClaimProblems names the live claims written by a version the
-// repository does not allow, or by a binary too old to record its version
-// while the repository asks for a minimum: another machine still runs it,
-// and hands out work by an older rule.
 // rivalClaimProblems says where one task is claimed under both spellings
 // of its id by different holders, both live: two versions that kept a
 // claim under the plan's spelling took it each from its own copy of the
@@ -114,6 +110,10 @@ func (g *gathering) rivalClaimProblems() {
 	}
 }
 
+// oldClaimProblems names the live claims written by a version the
+// repository does not allow, or by a binary too old to record its version
+// while the repository asks for a minimum: another machine still runs it,
+// and hands out work by an older rule.
 func (g *gathering) oldClaimProblems() {
 	st := g.st
 	if len(st.Gate.Requires) == 0 {
