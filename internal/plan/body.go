@@ -15,14 +15,6 @@ func dependencyValue(l string) (string, bool) {
 	return labelValue(l, "depends", "on")
 }
 
-// dependencyIDs collects the task ids a Dependencies value names, as
-// written: "1-1, 1-2", "Task 1.1 (needs models)", "[task-1-2, task-1-3]",
-// "Tasks 1.1 and 1.2". In each comma-separated item the ids come first;
-// prose after them is ignored, and an item that starts with a word ("None",
-// "see above") names nothing. A range ("1.1 through 1.3", "1.1 to 1.3",
-// "1.1 - 1.3", "1.1–1.3") gives its two ends as ids and as a range, which
-// the parser fills with the tasks between once the plan is read: taking
-// the first end alone would let a task start before the others.
 // branchID is the id of a dependency written as a task branch is named
 // after "task-": "1-test-fixtures" and "2-1-user-service" name tasks 1 and
 // 2-1 (the orchestrators write Dependencies so, as
@@ -43,6 +35,14 @@ func branchID(w string) string {
 	return ""
 }
 
+// dependencyIDs collects the task ids a Dependencies value names, as
+// written: "1-1, 1-2", "Task 1.1 (needs models)", "[task-1-2, task-1-3]",
+// "Tasks 1.1 and 1.2". In each comma-separated item the ids come first;
+// prose after them is ignored, and an item that starts with a word ("None",
+// "see above") names nothing. A range ("1.1 through 1.3", "1.1 to 1.3",
+// "1.1 - 1.3", "1.1–1.3") gives its two ends as ids and as a range, which
+// the parser fills with the tasks between once the plan is read: taking
+// the first end alone would let a task start before the others.
 func dependencyIDs(v string) (ids []string, ranges [][2]string) {
 	id := func(w string) string {
 		w = strings.Trim(w, "[]`*_\"'")
