@@ -141,17 +141,17 @@ func (st *State) readRemote(ctx context.Context, repo *gitcmd.Repo, objs *gitcmd
 	st.StaleCopies = claims.StaleCopies(local, v.Claims, remote)
 	for _, id := range slices.Sorted(maps.Keys(v.Claims)) {
 		if c := v.Claims[id]; c.Alias != "" {
-			st.claimProblems = append(st.claimProblems, Problem{Kind: ProblemClaimAlias, Task: st.planID(id), Message: fmt.Sprintf(
-				"task %s cannot be claimed: %s", st.planID(id), &claims.AliasError{Claim: c})})
+			st.claimProblems = append(st.claimProblems, Problem{Kind: ProblemClaimAlias, Task: st.PlanID(id), Message: fmt.Sprintf(
+				"task %s cannot be claimed: %s", st.PlanID(id), &claims.AliasError{Claim: c})})
 		}
 	}
 	for _, id := range claims.Conflicts(local, v.Claims, remote) {
 		if v.Claims[id].Alias != "" {
 			continue // named above
 		}
-		st.claimProblems = append(st.claimProblems, Problem{Kind: ProblemClaimConflict, Task: st.planID(id), Message: fmt.Sprintf(
+		st.claimProblems = append(st.claimProblems, Problem{Kind: ProblemClaimConflict, Task: st.PlanID(id), Message: fmt.Sprintf(
 			"task %s is claimed twice: by %s in this repository only, and by %s on %s; claims taken without the remote are invisible to other machines (set git config taskresume.remote on every machine); one of them should release it",
-			st.planID(id), local[id].Holder, v.Claims[id].Holder, remote)})
+			st.PlanID(id), local[id].Holder, v.Claims[id].Holder, remote)})
 	}
 	// A branch is read from here as the local branch, else as the copy:
 	// it is behind when neither is at the remote's commit.

@@ -176,10 +176,10 @@ type State struct {
 // are kept by the task's dotted id (claims.Key).
 func (st *State) ClaimOf(id string) *claims.Claim { return st.Claims[claims.Key(id)] }
 
-// planID is the plan's spelling of the task whose claim key is key (the
+// PlanID is the plan's spelling of the task whose claim key is key (the
 // reports name tasks as the plan does), key itself when the plan has no
 // such task.
-func (st *State) planID(key string) string {
+func (st *State) PlanID(key string) string {
 	if st.Plan != nil {
 		if t := st.Plan.Task(key); t != nil {
 			return t.ID

@@ -103,9 +103,9 @@ func (g *gathering) rivalClaimProblems() {
 			continue
 		}
 		for _, r := range c.LiveRivals() {
-			g.rep.Problems = append(g.rep.Problems, Problem{Kind: ProblemClaimConflict, Task: st.planID(id), Message: fmt.Sprintf(
+			g.rep.Problems = append(g.rep.Problems, Problem{Kind: ProblemClaimConflict, Task: st.PlanID(id), Message: fmt.Sprintf(
 				"task %s is claimed twice: as %s by %s and as %s by %s (earlier versions kept a claim under the plan's spelling of the id, so two of them could each take it); one of them should release it",
-				st.planID(id), c.Ref, c.Holder, r.Ref, r.Holder)})
+				st.PlanID(id), c.Ref, c.Holder, r.Ref, r.Holder)})
 		}
 	}
 }
@@ -139,9 +139,9 @@ func (g *gathering) oldClaimProblems() {
 			if c.Version == "" {
 				by = "a git-taskresume too old to record its version"
 			}
-			g.rep.Problems = append(g.rep.Problems, Problem{Kind: ProblemClaimOldVersion, Task: st.planID(id),
+			g.rep.Problems = append(g.rep.Problems, Problem{Kind: ProblemClaimOldVersion, Task: st.PlanID(id),
 				Message: fmt.Sprintf("task %s is claimed by %s with %s, which this repository does not allow (%s, %s): that machine hands out work by an older rule; upgrade it",
-					st.planID(id), c.Holder, by, r.Constraint, r.Source)})
+					st.PlanID(id), c.Holder, by, r.Constraint, r.Source)})
 			break
 		}
 	}

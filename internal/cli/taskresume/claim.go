@@ -79,10 +79,7 @@ func claim(ctx context.Context, o Options, st *resume.State, stdout, stderr io.W
 	}
 	// The claim is the task's (its dotted id); the task is named as the
 	// plan spells it, as --next names it.
-	id := got.Task
-	if t := st.Plan.Task(id); t != nil {
-		id = t.ID
-	}
+	id := st.PlanID(got.Task)
 	if again {
 		fmt.Fprintf(stderr, "warning: %s already holds task %s (since %s): one name is one holder; give each resumer its own --as\n",
 			req.Holder, id, ui.When(got.Since))
