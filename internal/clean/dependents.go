@@ -14,7 +14,8 @@ import (
 
 // dependents are the tasks that stand on the tasks in want (docs/DESIGN.md,
 // "Forced re-execution and its dependents"): those whose plan
-// Dependencies name one of them (ids the plan lacks are ignored) and those
+// Dependencies name one of them, as scheduling honours them (ids the plan
+// lacks and the dependencies phase order cannot honour are ignored), and those
 // whose branch is stacked on one's, taken transitively. Only the ones with
 // a branch, a worktree or a live claim of the run are returned in deps: a
 // dependent with nothing in git has nothing to stand on the discarded
@@ -58,10 +59,13 @@ func standOn(st *resume.State, want map[string]bool) map[string]bool {
 	// on maps a task to the tasks it stands on.
 	on := map[string][]string{}
 	for _, t := range st.Plan.Tasks() {
-		for _, d := range t.DependsOn {
-			if dt := st.Plan.Task(d); dt != nil && dt.ID != t.ID {
-				on[t.ID] = append(on[t.ID], dt.ID)
-			}
+		// The dependencies scheduling honours (plan.Task.Needs), as the
+		// scheduler reads them: one it ignores (on a later phase, a
+		// later task of a sequential phase, a cycle) never held the task
+		// back, so the task cannot stand on that work but by its branch,
+		// which the stacking below counts.
+		for _, dt := range t.Needs {
+			on[t.ID] = append(on[t.ID], dt.ID)
 		}
 	}
 	for _, s := range st.States {
