@@ -30,6 +30,10 @@ type StaleBase struct {
 func (d *decision) staleBases() map[int]*StaleBase {
 	out := map[int]*StaleBase{}
 	kept := map[string]map[int]bool{} // task -> the pieces of work its branches hold
+	hasBranch := map[string]bool{}    // tasks a branch is named for
+	for j := range d.bs {
+		hasBranch[d.task[j]] = true
+	}
 	for i := range d.bs {
 		t := d.task[i]
 		if t == "" || d.anc[i] == nil {
@@ -65,7 +69,7 @@ func (d *decision) staleBases() map[int]*StaleBase {
 			// branch deleted, a renumbered plan): it is counted there,
 			// not a base gone. Only the clean's record says it was
 			// discarded.
-			if d.discarded[c] == "" && !d.hasOwnBranch(x) {
+			if d.discarded[c] == "" && !hasBranch[x] {
 				return
 			}
 			// A copy of the commit on a branch of x is x's work held
@@ -119,16 +123,6 @@ func (d *decision) belowAll(set []int) bitset {
 		stack = append(stack, d.g.parents[n]...)
 	}
 	return seen
-}
-
-// hasOwnBranch says whether a branch named for task x exists.
-func (d *decision) hasOwnBranch(x string) bool {
-	for j := range d.bs {
-		if d.task[j] == x {
-			return true
-		}
-	}
-	return false
 }
 
 // piecesOf is the pieces of work (a commit and its copies count as one)

@@ -245,6 +245,10 @@ func (c *Claim) AllRefs() []string {
 	return c.Refs
 }
 
+// WithRivals is c and its rivals: every claim of c's task, each moved and
+// dropped as itself.
+func (c *Claim) WithRivals() []*Claim { return append([]*Claim{c}, c.Rivals...) }
+
 // LiveRivals are the rivals of c that have not expired, by another
 // holder: a task two resumers hold at once.
 func (c *Claim) LiveRivals() []*Claim {

@@ -46,11 +46,12 @@ type Request struct {
 	// Warn receives what went wrong without undoing the claim: a local
 	// copy of a remote's claim that could not be written.
 	Warn func(string)
-	// Verify are, by task id as Runnable spells it, the refs a claim of
-	// that task checks in its own transaction (this repository's claims
-	// only): the branches that make its dependencies done, at the commits
-	// read (resume.State.DoneBy).
-	Verify map[string][]gitcmd.RefUpdate
+	// Verify gives, for a task id as Runnable spells it, the refs a claim
+	// of that task checks in its own transaction (this repository's
+	// claims only): the branches that make its dependencies done, at the
+	// commits read (resume.State.DoneBy). Asked only for the tasks tried;
+	// nil checks nothing.
+	Verify func(id string) []gitcmd.RefUpdate
 }
 
 func (r Request) warn(msg string) {
@@ -91,7 +92,7 @@ func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (claim *Claim, ag
 			if !c.Expired {
 				continue
 			}
-			for _, c := range append([]*Claim{c}, c.Rivals...) {
+			for _, c := range c.WithRivals() {
 				if req.Remote == "" || c.Remote == req.Remote && !c.Cached {
 					for _, r := range c.Refs {
 						was[r] = c.Commit
@@ -108,8 +109,8 @@ func Take(ctx context.Context, repo *gitcmd.Repo, req Request) (claim *Claim, ag
 			return nil, false, err
 		}
 		var verify []gitcmd.RefUpdate
-		if req.Remote == "" {
-			verify = req.Verify[id]
+		if req.Remote == "" && req.Verify != nil {
+			verify = req.Verify(id)
 		}
 		if err := set(ctx, repo, req.where(), changes, oid, verify, req.warn); err != nil {
 			if errors.Is(err, ErrTaken) {
@@ -334,18 +335,8 @@ func set(ctx context.Context, repo *gitcmd.Repo, at place, changes []change, new
 			}
 			break
 		}
-		if remote == "" {
-			// A checked ref (a dependency's branch) that moved: the
-			// reading the update was made on is gone.
-			for _, u := range extra {
-				if u.Op != "verify" {
-					continue
-				}
-				now, _, rerr := current(ctx, repo, at, []string{u.Ref})
-				if rerr == nil && now[u.Ref] != u.Old && !(now[u.Ref] == "" && strings.Trim(u.Old, "0") == "") {
-					return fmt.Errorf("%w (%s)", ErrChanged, u.Ref)
-				}
-			}
+		if err := checked(ctx, repo, at, extra); err != nil {
+			return err
 		}
 		cur, aliases, rerr := current(ctx, repo, at, refs)
 		if rerr != nil {
@@ -401,6 +392,33 @@ func set(ctx context.Context, repo *gitcmd.Repo, at place, changes []change, new
 		// replaced, never the ref it points to moved.
 		if _, err := w.Run(ctx, "update-ref", "--no-deref", "--end-of-options", ch.ref, newOID); err != nil && warn != nil {
 			warn(fmt.Sprintf("%s is set on %s, but this repository's copy was not written: %s", ch.ref, remote, gitcmd.OneLine(err)))
+		}
+	}
+	return nil
+}
+
+// checked is ErrChanged when a ref that extra verifies (a dependency's
+// branch, in this repository's transaction) is no longer at the value
+// verified: the reading the update was made on is gone, and trying again
+// cannot help. One read for all of them.
+func checked(ctx context.Context, repo *gitcmd.Repo, at place, extra []gitcmd.RefUpdate) error {
+	var refs []string
+	for _, u := range extra {
+		if u.Op == "verify" {
+			refs = append(refs, u.Ref)
+		}
+	}
+	if at.name != "" || len(refs) == 0 {
+		return nil
+	}
+	now, _, err := current(ctx, repo, at, refs)
+	if err != nil {
+		return nil // the update's own failure is said
+	}
+	for _, u := range extra {
+		absent := now[u.Ref] == "" && strings.Trim(u.Old, "0") == ""
+		if u.Op == "verify" && now[u.Ref] != u.Old && !absent {
+			return fmt.Errorf("%w (%s)", ErrChanged, u.Ref)
 		}
 	}
 	return nil

@@ -27,11 +27,8 @@ func TestClaimChecksWhatItWaitsFor(t *testing.T) {
 	dep := "refs/heads/" + run + "-task-1-2-install-dependencies"
 	oid := testbin.Git(t, repo, "rev-parse", dep)
 	req := claims.Request{Run: run, Holder: "A", TTL: time.Hour, Now: time.Now(), Runnable: []string{"2.1", "2.2"},
-		Held: map[string]*claims.Claim{},
-		Verify: map[string][]gitcmd.RefUpdate{
-			"2.1": {{Op: "verify", Ref: dep, Old: oid}},
-			"2.2": {{Op: "verify", Ref: dep, Old: oid}},
-		}}
+		Held:   map[string]*claims.Claim{},
+		Verify: func(string) []gitcmd.RefUpdate { return []gitcmd.RefUpdate{{Op: "verify", Ref: dep, Old: oid}} }}
 	testbin.Git(t, repo, "update-ref", "-d", dep)
 	if _, _, err := claims.Take(ctx, r, req); !errors.Is(err, claims.ErrChanged) {
 		t.Fatalf("claim after the dependency's branch went: %v, want ErrChanged", err)

@@ -44,7 +44,7 @@ type Options struct {
 	// or is stacked on a task named (transitively); Only: the tasks named
 	// alone, their dependents left standing on the discarded work (they
 	// read stale_base). Without either, --task refuses when such
-	// dependents have a branch or a worktree.
+	// dependents have a branch, a worktree or a live claim.
 	WithDependents, Only bool
 	All                  bool
 	Completed            bool

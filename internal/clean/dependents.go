@@ -128,7 +128,7 @@ func claimsStay(st *resume.State, deleted []string, want map[string]bool, zero s
 			continue
 		}
 		if c != nil {
-			for _, c := range append([]*claims.Claim{c}, c.Rivals...) {
+			for _, c := range c.WithRivals() {
 				for _, r := range c.AllRefs() {
 					at[r] = c.Commit
 				}

@@ -379,7 +379,7 @@ func claimsToDrop(st *resume.State, opts Options, wantTask map[string]bool) []*c
 	for _, id := range slices.Sorted(maps.Keys(st.Claims)) {
 		// A rival under the task's other spelling (two older versions
 		// each took it) is a claim of its own: dropped by the same rule.
-		for _, c := range append([]*claims.Claim{st.Claims[id]}, st.Claims[id].Rivals...) {
+		for _, c := range st.Claims[id].WithRivals() {
 			if opts.All || c.Expired || wantsClaim(wantTask, id) {
 				out = append(out, c)
 			}

@@ -54,7 +54,11 @@ func (p *parser) orderDependencies() {
 	}
 	// Only dependencies inside one parallel phase can close a cycle: every
 	// other kept one points to an earlier task in plan order.
-	cyc := cycles(kept, func(e edge) (*Task, *Task) { return e.from, e.to })
+	pairs := make([][2]*Task, len(kept))
+	for i, e := range kept {
+		pairs[i] = [2]*Task{e.from, e.to}
+	}
+	cyc := cycles(pairs)
 	for _, e := range kept {
 		if c := cyc[e.from]; c != nil && cyc[e.to] == c {
 			p.path, p.file = e.d.path, p.fileOf[e.d.path]
@@ -72,10 +76,11 @@ func (p *parser) orderDependencies() {
 // cycle is one strongly connected set of tasks (more than one task).
 type cycle struct{ ids []string }
 
-// cycles finds the tasks that lie on a cycle of the edges (Tarjan's
-// strongly connected components), each mapped to its component. Tasks are
-// visited in the edges' order, so the result is the same on every run.
-func cycles[E any](edges []E, ends func(E) (*Task, *Task)) map[*Task]*cycle {
+// cycles finds the tasks that lie on a cycle of the edges, each a task
+// and the one it depends on (Tarjan's strongly connected components), each
+// mapped to its component. Tasks are visited in the edges' order, so the
+// result is the same on every run.
+func cycles(edges [][2]*Task) map[*Task]*cycle {
 	out := map[*Task][]*Task{}
 	var order []*Task
 	add := func(t *Task) {
@@ -85,7 +90,7 @@ func cycles[E any](edges []E, ends func(E) (*Task, *Task)) map[*Task]*cycle {
 		}
 	}
 	for _, e := range edges {
-		from, to := ends(e)
+		from, to := e[0], e[1]
 		add(from)
 		add(to)
 		out[from] = append(out[from], to)

@@ -196,7 +196,7 @@ func (st *State) DoneBy(id string) []gitcmd.RefUpdate {
 	for i, ph := range st.Plan.Phases {
 		at := slices.Index(ph.Tasks, t)
 		if at < 0 {
-			if st.Schedule != ScheduleDeps && (st.fromPhase == 0 || ph.Number >= st.fromPhase) {
+			if st.Schedule != ScheduleDeps {
 				// Phase by phase: every task of an earlier phase.
 				before = append(before, ph.Tasks...)
 			}
@@ -215,6 +215,9 @@ func (st *State) DoneBy(id string) []gitcmd.RefUpdate {
 	var out []gitcmd.RefUpdate
 	seen := map[string]bool{}
 	for _, n := range before {
+		if n.Phase != nil && st.fromPhase != 0 && n.Phase.Number < st.fromPhase {
+			continue // out of scope: done by --from-phase, whatever its branch
+		}
 		s := state[n.ID]
 		if s == nil || s.Status != branches.Completed || s.Branch == nil || s.Branch.Symref != "" || seen[s.Branch.Ref] {
 			continue

@@ -10,7 +10,6 @@ import (
 
 	"github.com/taskresume/git-taskresume/internal/claims"
 	"github.com/taskresume/git-taskresume/internal/exit"
-	"github.com/taskresume/git-taskresume/internal/gitcmd"
 	"github.com/taskresume/git-taskresume/internal/resume"
 	"github.com/taskresume/git-taskresume/internal/ui"
 )
@@ -47,10 +46,7 @@ func claim(ctx context.Context, o Options, st *resume.State, stdout, stderr io.W
 	}
 	// Each claim checks, in its own transaction, that what its task
 	// waits for is still done as read.
-	req.Verify = map[string][]gitcmd.RefUpdate{}
-	for _, id := range req.Runnable {
-		req.Verify[id] = st.DoneBy(id)
-	}
+	req.Verify = st.DoneBy
 	req.NotDone = map[string]bool{}
 	for _, ph := range rep.Phases {
 		for _, t := range ph.Tasks {
